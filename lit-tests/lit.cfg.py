@@ -1,0 +1,64 @@
+# -*- Python -*-
+# lit configuration for sio. Tools are reached through substitutions only:
+# RUN lines never contain relative paths into the build tree.
+import os
+
+import lit.formats
+
+config.name = "sio"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test", ".c", ".cpp", ".ll"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.sio_obj_root, "lit-tests")
+
+# FileCheck, not, count, opt and clang come from the pinned LLVM 19 prefix.
+config.environment["PATH"] = os.pathsep.join(
+    [config.sio_bin_dir, config.llvm_bin_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+for var in ("HOME", "TMPDIR", "CI"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+# MPICH's process manager on a shared 2-core machine: keep runs deterministic.
+config.environment["MPIR_CVAR_CH4_NUM_VCIS"] = "1"
+
+
+def tool(name):
+    return os.path.join(config.sio_bin_dir, name)
+
+
+def lib(name):
+    return os.path.join(config.sio_lib_dir, name)
+
+
+config.substitutions.append(("%shlibext", ".so"))
+config.substitutions.append(("%sio-trace", tool("sio-trace")))
+config.substitutions.append(("%sio-extrap", tool("sio-extrap")))
+config.substitutions.append(("%sio-signature", tool("sio-signature")))
+config.substitutions.append(("%sio-instrument", tool("sio-instrument")))
+config.substitutions.append(("%sio-cxx", tool("sio-cxx")))
+config.substitutions.append(("%sio-cc", tool("sio-cc")))
+config.substitutions.append(("%siotrace-rt", lib("libsiotrace-rt.so")))
+config.substitutions.append(("%siotrace", lib("siotrace.so")))
+config.substitutions.append(("%clangxx", os.path.join(config.llvm_bin_dir, "clang++")))
+config.substitutions.append(("%clang", os.path.join(config.llvm_bin_dir, "clang")))
+config.substitutions.append(("%opt", os.path.join(config.llvm_bin_dir, "opt")))
+config.substitutions.append(("%mpicxx", config.mpicxx))
+config.substitutions.append(("%mpicc", config.mpicc))
+config.substitutions.append(("%mpiexec", config.mpiexec))
+config.substitutions.append(("%python", config.python))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("%srcroot", config.sio_src_root))
+
+# Features: a suite whose component is not built yet is reported unsupported,
+# never silently passed.
+for feature, path in (("sio-trace", tool("sio-trace")),
+                      ("sio-extrap", tool("sio-extrap")),
+                      ("sio-signature", tool("sio-signature")),
+                      ("sio-instrument", tool("sio-instrument")),
+                      ("plugin", lib("siotrace.so")),
+                      ("runtime", lib("libsiotrace-rt.so"))):
+    if os.path.exists(path):
+        config.available_features.add(feature)
+
+# Large MPI runs (more than 16 ranks) are serialized by this lock file.
+config.substitutions.append(("%mpi-big-lock", os.path.join(config.sio_obj_root, "lit-tests", ".mpi-big.lock")))

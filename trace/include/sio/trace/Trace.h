@@ -1,0 +1,198 @@
+// The in-memory trace: one per run, shared by the runtime (which builds it),
+// sio-extrap (which fits and extrapolates it), the replay generator and
+// sio-signature. See docs/trace-format.md for the on-disk form.
+#pragma once
+
+#include "sio/trace/Expr.h"
+#include "sio/trace/RankList.h"
+#include "sio/trace/Timing.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace sio::trace {
+
+/// The layer an event was intercepted at.
+enum class Layer : uint8_t { MPIIO, POSIX, STDIO, SYNC };
+std::string_view layerName(Layer layer);
+std::optional<Layer> layerFromName(std::string_view name);
+
+/// A parameter value: exact integer function, or a string (fopen modes,
+/// MPI datarep names). Handles, datatypes and files are integers that index
+/// the trace's tables.
+using Value = std::variant<Expr, std::string>;
+std::string valueStr(const Value &value);
+
+/// One (ranks, value) pair of an elastic parameter.
+struct ElasticEntry {
+  RankList ranks;
+  Value value;
+  friend bool operator==(const ElasticEntry &, const ElasticEntry &) = default;
+};
+
+/// A parameter's values over the ranks of its node (ScalaTrace's
+/// <value, ranklist> pairs): entries have disjoint rank lists whose union is
+/// the node's rank list. Within one rank, a value is a function of the loop
+/// indices; across ranks, of rank and nranks where one model fits.
+class ElasticValue {
+public:
+  ElasticValue() = default;
+  ElasticValue(Value value, RankList ranks) { entries_.push_back({std::move(ranks), std::move(value)}); }
+
+  const std::vector<ElasticEntry> &entries() const { return entries_; }
+  std::vector<ElasticEntry> &entries() { return entries_; }
+  /// The value rank `rank` uses, if it is covered.
+  const Value *valueFor(int64_t rank) const;
+  /// True if one value serves every rank.
+  bool isUniform() const { return entries_.size() == 1; }
+  RankList ranks() const;
+
+  friend bool operator==(const ElasticValue &, const ElasticValue &) = default;
+
+private:
+  std::vector<ElasticEntry> entries_;
+};
+
+struct Param {
+  std::string name;
+  ElasticValue value;
+  friend bool operator==(const Param &, const Param &) = default;
+};
+
+/// One intercepted call (or a run of identical calls folded into a loop).
+struct Event {
+  std::string op;          ///< the function called, e.g. "MPI_File_write_at"
+  Layer layer = Layer::POSIX;
+  uint64_t site = 0;       ///< call-site id from the plugin; 0 = unknown
+  bool inner = false;      ///< ran inside another traced call (not replayed)
+  std::vector<Param> params; ///< in the function's parameter order
+  TimingStats compute;     ///< time since the previous event on the rank
+  TimingStats duration;    ///< time inside the call
+
+  const Param *param(std::string_view name) const;
+  Param *param(std::string_view name);
+};
+
+struct Node;
+
+/// A loop (RSD; nested loops are PRSDs). Body events see the loop's index as
+/// `i<depth>` where depth counts enclosing loops from the outermost (0).
+struct Loop {
+  uint64_t id = 0;         ///< plugin loop id; 0 = found on line by the runtime
+  ElasticValue iterations; ///< may depend on rank, nranks and outer indices
+  std::vector<Node> body;
+};
+
+/// An event or a loop, executed by the ranks in `ranks` in sequence order.
+struct Node {
+  RankList ranks;
+  std::variant<Event, Loop> item;
+
+  bool isEvent() const { return std::holds_alternative<Event>(item); }
+  bool isLoop() const { return std::holds_alternative<Loop>(item); }
+  Event &event() { return std::get<Event>(item); }
+  const Event &event() const { return std::get<Event>(item); }
+  Loop &loop() { return std::get<Loop>(item); }
+  const Loop &loop() const { return std::get<Loop>(item); }
+};
+
+/// A call site recorded by the plugin.
+struct SiteInfo {
+  uint64_t id = 0;
+  std::string file;
+  uint32_t line = 0;
+  uint32_t column = 0;
+  std::string function;
+  std::string callee;
+  uint64_t loop = 0; ///< innermost enclosing instrumented loop, 0 if none
+};
+
+/// A loop recorded by the plugin.
+struct LoopInfo {
+  uint64_t id = 0;
+  std::string file;
+  uint32_t line = 0;
+  uint32_t column = 0;
+  std::string function;
+  uint64_t parent = 0;
+};
+
+/// A piece of a file name: literal text, or an integer field printed with
+/// at least `width` digits (zero-padded), e.g. `out_<rank/4>`.
+struct FileNamePart {
+  std::string text;          ///< used when field is empty
+  std::optional<Expr> field; ///< integer field: a function of rank / nranks
+  uint32_t width = 0;
+  friend bool operator==(const FileNamePart &, const FileNamePart &) = default;
+};
+
+/// A file the run touched. `name` is a format: the same for every rank (N-to-1)
+/// or with a rank-dependent field (N-to-N, N-to-N/n).
+struct FileEntry {
+  int64_t id = 0;
+  std::vector<FileNamePart> name;
+  /// The concrete name a rank uses; nullopt if a field does not evaluate.
+  std::optional<std::string> nameFor(int64_t rank, int64_t nranks) const;
+  std::string formatStr() const; ///< "data/out_<rank/4:04>"
+  friend bool operator==(const FileEntry &, const FileEntry &) = default;
+};
+
+/// A described MPI object: datatype (structurally, e.g. kind "vector" with
+/// fields count/blocklength/stride/oldtype), communicator (kind "world",
+/// "self", "split" with color/key as functions of rank, "dup"), or info.
+struct ObjectEntry {
+  int64_t id = 0;
+  std::string kind;
+  std::string name; ///< named datatypes: "MPI_BYTE"
+  std::map<std::string, std::vector<Expr>> fields;
+  std::map<std::string, std::string> strings; ///< info key/values
+  friend bool operator==(const ObjectEntry &, const ObjectEntry &) = default;
+};
+
+struct FormatVersion {
+  uint32_t major = 1;
+  uint32_t minor = 0;
+};
+
+struct TraceHeader {
+  FormatVersion version;
+  std::string generator;                ///< "sio-runtime 0.1.0", "sio-extrap 0.1.0"
+  std::string program;                  ///< executable base name
+  std::vector<std::string> commandLine; ///< argv of rank 0
+  int64_t nranks = 1;
+  bool complete = true;                 ///< false when data had to be dropped
+  uint64_t droppedEvents = 0;
+  std::vector<std::string> notes;       ///< why incomplete; other remarks
+  std::map<std::string, std::string> metadata; ///< host, start time, inputs, ...
+};
+
+struct Trace {
+  TraceHeader header;
+  std::vector<SiteInfo> sites;
+  std::vector<LoopInfo> loops;
+  std::vector<FileEntry> files;
+  std::vector<ObjectEntry> datatypes;
+  std::vector<ObjectEntry> comms;
+  std::vector<ObjectEntry> infos;
+  std::vector<Node> body;
+
+  const SiteInfo *site(uint64_t id) const;
+  const LoopInfo *loopInfo(uint64_t id) const;
+  const FileEntry *file(int64_t id) const;
+  const ObjectEntry *datatype(int64_t id) const;
+};
+
+/// Byte size of a datatype table entry for one rank (named types by MPI name,
+/// derived types from their structure); nullopt if unknown.
+std::optional<int64_t> datatypeSize(const Trace &trace, int64_t id, int64_t rank);
+
+/// "0x1a2b..." (16 hex digits), the id form used in JSON and by the tools.
+std::string formatId(uint64_t id);
+std::optional<uint64_t> parseId(std::string_view text);
+
+} // namespace sio::trace
