@@ -10,6 +10,9 @@
 
 namespace sio::trace {
 
+/// 128-bit intermediate for exact products (a GCC/Clang extension).
+__extension__ typedef __int128 WideInt;
+
 /// Thrown when an exact computation leaves the 64-bit range.
 struct ArithmeticOverflow : std::overflow_error {
   ArithmeticOverflow() : std::overflow_error("sio: exact arithmetic overflowed 64 bits") {}
@@ -45,7 +48,7 @@ public:
   std::string str() const;
 
 private:
-  static Rational fromWide(__int128 num, __int128 den);
+  static Rational fromWide(WideInt num, WideInt den);
   int64_t num_ = 0;
   int64_t den_ = 1;
 };

@@ -1,0 +1,569 @@
+#include "sio/trace/Expr.h"
+
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+namespace sio::trace {
+
+// ---------------------------------------------------------------- atoms
+
+namespace {
+
+int kindRank(Atom::Kind k) { return static_cast<int>(k); }
+
+int compareExpr(const Expr &a, const Expr &b) {
+  if (a < b)
+    return -1;
+  if (b < a)
+    return 1;
+  return 0;
+}
+
+int compareAtoms(const Atom &a, const Atom &b) {
+  if (a.kind != b.kind)
+    return kindRank(a.kind) < kindRank(b.kind) ? -1 : 1;
+  switch (a.kind) {
+  case Atom::Kind::Rank:
+  case Atom::Kind::NRanks:
+    return 0;
+  case Atom::Kind::Loop:
+    return a.loopDepth == b.loopDepth ? 0 : (a.loopDepth < b.loopDepth ? -1 : 1);
+  case Atom::Kind::Mod:
+    if (int c = compareExpr(*a.lhs, *b.lhs))
+      return c;
+    return compareExpr(*a.rhs, *b.rhs);
+  case Atom::Kind::Table:
+    if (*a.table != *b.table)
+      return *a.table < *b.table ? -1 : 1;
+    return compareExpr(*a.rhs, *b.rhs);
+  }
+  return 0;
+}
+
+Monomial multiply(const Monomial &a, const Monomial &b) {
+  Monomial out;
+  out.reserve(a.size() + b.size());
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    int c = i == a.size() ? 1 : j == b.size() ? -1 : compareAtoms(a[i].first, b[j].first);
+    if (c < 0) {
+      out.push_back(a[i++]);
+    } else if (c > 0) {
+      out.push_back(b[j++]);
+    } else {
+      int32_t e = a[i].second + b[j].second;
+      if (e != 0)
+        out.emplace_back(a[i].first, e);
+      ++i;
+      ++j;
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+bool operator==(const Atom &a, const Atom &b) { return compareAtoms(a, b) == 0; }
+bool operator<(const Atom &a, const Atom &b) { return compareAtoms(a, b) < 0; }
+
+// ---------------------------------------------------------------- construction
+
+Expr::Expr(int64_t value) {
+  if (value != 0)
+    terms_.emplace(Monomial{}, Rational(value));
+}
+
+Expr::Expr(const Rational &value) {
+  if (!value.isZero())
+    terms_.emplace(Monomial{}, value);
+}
+
+Expr Expr::fromAtom(Atom atom) {
+  Expr e;
+  e.terms_.emplace(Monomial{{std::move(atom), 1}}, Rational(1));
+  return e;
+}
+
+Expr Expr::rank() { return fromAtom(Atom::rank()); }
+Expr Expr::nranks() { return fromAtom(Atom::nranks()); }
+Expr Expr::loopIndex(uint32_t depth) { return fromAtom(Atom::loop(depth)); }
+
+Expr Expr::mod(const Expr &lhs, const Expr &rhs) {
+  auto l = lhs.constantValue(), r = rhs.constantValue();
+  if (l && r) {
+    if (*r == 0)
+      throw std::invalid_argument("modulo by zero");
+    return Expr(*l % *r);
+  }
+  if (lhs.isConstant() && lhs.terms_.empty())
+    return Expr(0);
+  Atom a;
+  a.kind = Atom::Kind::Mod;
+  a.lhs = std::make_shared<const Expr>(lhs);
+  a.rhs = std::make_shared<const Expr>(rhs);
+  return fromAtom(std::move(a));
+}
+
+Expr Expr::table(std::vector<int64_t> values, const Expr &index) {
+  if (values.empty())
+    throw std::invalid_argument("empty table");
+  if (std::all_of(values.begin(), values.end(), [&](int64_t v) { return v == values.front(); }))
+    return Expr(values.front());
+  if (auto i = index.constantValue()) {
+    if (*i < 0 || *i >= static_cast<int64_t>(values.size()))
+      throw std::invalid_argument("table index out of range");
+    return Expr(values[*i]);
+  }
+  Atom a;
+  a.kind = Atom::Kind::Table;
+  a.table = std::make_shared<const std::vector<int64_t>>(std::move(values));
+  a.rhs = std::make_shared<const Expr>(index);
+  return fromAtom(std::move(a));
+}
+
+void Expr::addTerm(const Monomial &m, const Rational &c) {
+  if (c.isZero())
+    return;
+  auto [it, inserted] = terms_.try_emplace(m, c);
+  if (!inserted) {
+    it->second += c;
+    if (it->second.isZero())
+      terms_.erase(it);
+  }
+}
+
+Expr operator+(const Expr &a, const Expr &b) {
+  Expr r = a;
+  for (const auto &[m, c] : b.terms_)
+    r.addTerm(m, c);
+  return r;
+}
+
+Expr Expr::operator-() const {
+  Expr r;
+  for (const auto &[m, c] : terms_)
+    r.terms_.emplace(m, -c);
+  return r;
+}
+
+Expr operator-(const Expr &a, const Expr &b) { return a + (-b); }
+
+Expr operator*(const Expr &a, const Expr &b) {
+  Expr r;
+  for (const auto &[ma, ca] : a.terms_)
+    for (const auto &[mb, cb] : b.terms_)
+      r.addTerm(multiply(ma, mb), ca * cb);
+  return r;
+}
+
+Expr operator/(const Expr &a, const Expr &b) {
+  if (b.terms_.size() != 1)
+    throw std::invalid_argument("division by '" + b.str() +
+                                "': only constants and monomials in nranks may divide");
+  const auto &[m, c] = *b.terms_.begin();
+  for (const auto &[atom, exp] : m)
+    if (atom.kind != Atom::Kind::NRanks)
+      throw std::invalid_argument("division by '" + b.str() + "': only constants and monomials in nranks may divide");
+  Expr inverse;
+  Monomial inv;
+  for (const auto &[atom, exp] : m)
+    inv.emplace_back(atom, -exp);
+  inverse.terms_.emplace(inv, Rational(1) / c);
+  return a * inverse;
+}
+
+// ---------------------------------------------------------------- queries
+
+bool Expr::isConstant() const { return terms_.empty() || (terms_.size() == 1 && terms_.begin()->first.empty()); }
+
+std::optional<int64_t> Expr::constantValue() const {
+  if (terms_.empty())
+    return 0;
+  if (!isConstant())
+    return std::nullopt;
+  return terms_.begin()->second.asInteger();
+}
+
+namespace {
+
+template <typename Pred> bool anyAtom(const Expr &e, Pred pred) {
+  for (const auto &[m, c] : e.terms())
+    for (const auto &[atom, exp] : m) {
+      if (pred(atom))
+        return true;
+      if (atom.lhs && anyAtom(*atom.lhs, pred))
+        return true;
+      if (atom.rhs && anyAtom(*atom.rhs, pred))
+        return true;
+    }
+  return false;
+}
+
+} // namespace
+
+bool Expr::dependsOnRank() const {
+  return anyAtom(*this, [](const Atom &a) { return a.kind == Atom::Kind::Rank; });
+}
+
+bool Expr::dependsOnNRanks() const {
+  return anyAtom(*this, [](const Atom &a) { return a.kind == Atom::Kind::NRanks; });
+}
+
+uint32_t Expr::loopDepthUsed() const {
+  uint32_t depth = 0;
+  anyAtom(*this, [&](const Atom &a) {
+    if (a.kind == Atom::Kind::Loop)
+      depth = std::max(depth, a.loopDepth + 1);
+    return false;
+  });
+  return depth;
+}
+
+// ---------------------------------------------------------------- evaluation
+
+namespace {
+
+std::optional<Rational> evalAtom(const Atom &atom, const ExprEnv &env) {
+  switch (atom.kind) {
+  case Atom::Kind::Rank:
+    return Rational(env.rank);
+  case Atom::Kind::NRanks:
+    return Rational(env.nranks);
+  case Atom::Kind::Loop:
+    if (atom.loopDepth >= env.loopIndices.size())
+      return std::nullopt;
+    return Rational(env.loopIndices[atom.loopDepth]);
+  case Atom::Kind::Mod: {
+    auto l = atom.lhs->evaluate(env), r = atom.rhs->evaluate(env);
+    if (!l || !r || *r == 0)
+      return std::nullopt;
+    return Rational(*l % *r);
+  }
+  case Atom::Kind::Table: {
+    auto i = atom.rhs->evaluate(env);
+    if (!i || *i < 0 || *i >= static_cast<int64_t>(atom.table->size()))
+      return std::nullopt;
+    return Rational((*atom.table)[*i]);
+  }
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<Rational> Expr::evaluateRational(const ExprEnv &env) const {
+  try {
+    Rational sum;
+    for (const auto &[m, c] : terms_) {
+      Rational term = c;
+      for (const auto &[atom, exp] : m) {
+        auto v = evalAtom(atom, env);
+        if (!v)
+          return std::nullopt;
+        if (exp < 0 && v->isZero())
+          return std::nullopt;
+        for (int32_t k = 0; k < (exp < 0 ? -exp : exp); ++k)
+          term = exp < 0 ? term / *v : term * *v;
+      }
+      sum += term;
+    }
+    return sum;
+  } catch (const std::exception &) { // overflow or division by zero
+    return std::nullopt;
+  }
+}
+
+std::optional<int64_t> Expr::evaluate(const ExprEnv &env) const {
+  auto r = evaluateRational(env);
+  if (!r)
+    return std::nullopt;
+  return r->asInteger();
+}
+
+Expr Expr::bindNRanks(int64_t n) const {
+  if (!dependsOnNRanks())
+    return *this;
+  Expr result;
+  for (const auto &[m, c] : terms_) {
+    Expr term(c);
+    for (const auto &[atom, exp] : m) {
+      Expr base;
+      switch (atom.kind) {
+      case Atom::Kind::NRanks:
+        base = Expr(n);
+        break;
+      case Atom::Kind::Mod:
+        base = mod(atom.lhs->bindNRanks(n), atom.rhs->bindNRanks(n));
+        break;
+      case Atom::Kind::Table:
+        base = table(*atom.table, atom.rhs->bindNRanks(n));
+        break;
+      default:
+        base = fromAtom(atom);
+        break;
+      }
+      for (int32_t k = 0; k < (exp < 0 ? -exp : exp); ++k)
+        term = exp < 0 ? term / base : term * base;
+    }
+    result = result + term;
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------- printing
+
+namespace {
+
+std::string atomStr(const Atom &atom) {
+  switch (atom.kind) {
+  case Atom::Kind::Rank:
+    return "rank";
+  case Atom::Kind::NRanks:
+    return "nranks";
+  case Atom::Kind::Loop:
+    return "i" + std::to_string(atom.loopDepth);
+  case Atom::Kind::Mod: {
+    auto side = [](const Expr &e) {
+      std::string s = e.str();
+      return e.terms().size() > 1 || (e.terms().size() == 1 && !e.isConstant() &&
+                                       (e.terms().begin()->second != Rational(1) ||
+                                        e.terms().begin()->first.size() > 1))
+                 ? "(" + s + ")"
+                 : s;
+    };
+    return "(" + side(*atom.lhs) + " % " + side(*atom.rhs) + ")";
+  }
+  case Atom::Kind::Table: {
+    std::string s = "[";
+    for (size_t i = 0; i < atom.table->size(); ++i)
+      s += (i ? ", " : "") + std::to_string((*atom.table)[i]);
+    return s + "][" + atom.rhs->str() + "]";
+  }
+  }
+  return "?";
+}
+
+// One term without its sign: "240*rank", "960*rank/nranks", "3/2", "rank/(2*nranks)".
+std::string termStr(const Monomial &m, const Rational &absCoef) {
+  std::vector<std::string> num, den;
+  if (absCoef.num() != 1 || m.empty())
+    num.push_back(std::to_string(absCoef.num()));
+  if (absCoef.den() != 1)
+    den.push_back(std::to_string(absCoef.den()));
+  for (const auto &[atom, exp] : m)
+    for (int32_t k = 0; k < (exp < 0 ? -exp : exp); ++k)
+      (exp < 0 ? den : num).push_back(atomStr(atom));
+  if (num.empty())
+    num.push_back("1");
+  std::string s;
+  for (size_t i = 0; i < num.size(); ++i)
+    s += (i ? "*" : "") + num[i];
+  if (!den.empty()) {
+    s += "/";
+    if (den.size() > 1)
+      s += "(";
+    for (size_t i = 0; i < den.size(); ++i)
+      s += (i ? "*" : "") + den[i];
+    if (den.size() > 1)
+      s += ")";
+  }
+  return s;
+}
+
+} // namespace
+
+std::string Expr::str() const {
+  if (terms_.empty())
+    return "0";
+  std::string out;
+  auto emit = [&](const Monomial &m, const Rational &c) {
+    bool negative = c < Rational(0);
+    if (out.empty())
+      out += negative ? "-" : "";
+    else
+      out += negative ? " - " : " + ";
+    out += termStr(m, negative ? -c : c);
+  };
+  // Variable terms first (in canonical order), the constant last.
+  for (const auto &[m, c] : terms_)
+    if (!m.empty())
+      emit(m, c);
+  auto constant = terms_.find(Monomial{});
+  if (constant != terms_.end())
+    emit(constant->first, constant->second);
+  return out;
+}
+
+// ---------------------------------------------------------------- parsing
+
+namespace {
+
+class Parser {
+public:
+  explicit Parser(std::string_view text) : text_(text) {}
+
+  Expr parseAll() {
+    Expr e = parseSum();
+    skipSpace();
+    if (pos_ != text_.size())
+      fail("unexpected '" + std::string(1, text_[pos_]) + "'");
+    return e;
+  }
+
+private:
+  [[noreturn]] void fail(const std::string &what) const {
+    throw std::invalid_argument("bad formula \"" + std::string(text_) + "\" at column " +
+                                std::to_string(pos_ + 1) + ": " + what);
+  }
+
+  void skipSpace() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_])))
+      ++pos_;
+  }
+
+  bool accept(char c) {
+    skipSpace();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+
+  void expect(char c) {
+    if (!accept(c))
+      fail(std::string("expected '") + c + "'");
+  }
+
+  Expr parseSum() {
+    if (++depth_ > kMaxDepth)
+      fail("nested too deeply");
+    Expr e = parseProduct();
+    for (;;) {
+      if (accept('+'))
+        e = e + parseProduct();
+      else if (accept('-'))
+        e = e - parseProduct();
+      else
+        break;
+    }
+    --depth_;
+    return e;
+  }
+
+  Expr parseProduct() {
+    Expr e = parseUnary();
+    for (;;) {
+      if (accept('*')) {
+        e = e * parseUnary();
+      } else if (accept('/')) {
+        Expr d = parseUnary();
+        if (d.isConstant() && d.terms().empty())
+          fail("division by zero");
+        e = e / d;
+      } else if (accept('%')) {
+        Expr d = parseUnary();
+        if (d.isConstant() && d.terms().empty())
+          fail("modulo by zero");
+        e = Expr::mod(e, d);
+      } else {
+        break;
+      }
+    }
+    return e;
+  }
+
+  Expr parseUnary() {
+    bool negative = false;
+    while (accept('-'))
+      negative = !negative;
+    Expr e = parsePrimary();
+    return negative ? -e : e;
+  }
+
+  int64_t parseInteger() {
+    skipSpace();
+    bool negative = accept('-');
+    skipSpace();
+    size_t start = pos_;
+    WideInt v = 0;
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
+      v = v * 10 + (text_[pos_++] - '0');
+      if (v > static_cast<WideInt>(INT64_MAX) + 1)
+        fail("integer out of 64-bit range");
+    }
+    if (start == pos_)
+      fail("expected an integer");
+    if (negative)
+      v = -v;
+    if (v > INT64_MAX)
+      fail("integer out of 64-bit range");
+    return static_cast<int64_t>(v);
+  }
+
+  Expr parsePrimary() {
+    skipSpace();
+    if (pos_ >= text_.size())
+      fail("unexpected end");
+    char c = text_[pos_];
+    if (std::isdigit(static_cast<unsigned char>(c)))
+      return Expr(parseInteger());
+    if (accept('(')) {
+      Expr e = parseSum();
+      expect(')');
+      return e;
+    }
+    if (accept('[')) {
+      std::vector<int64_t> values;
+      do {
+        values.push_back(parseInteger());
+      } while (accept(','));
+      expect(']');
+      expect('[');
+      Expr index = parseSum();
+      expect(']');
+      try {
+        return Expr::table(std::move(values), index);
+      } catch (const std::invalid_argument &e) {
+        fail(e.what());
+      }
+    }
+    if (std::isalpha(static_cast<unsigned char>(c))) {
+      size_t start = pos_;
+      while (pos_ < text_.size() && std::isalnum(static_cast<unsigned char>(text_[pos_])))
+        ++pos_;
+      std::string_view word = text_.substr(start, pos_ - start);
+      if (word == "rank")
+        return Expr::rank();
+      if (word == "nranks")
+        return Expr::nranks();
+      if (word.size() > 1 && word[0] == 'i' &&
+          std::all_of(word.begin() + 1, word.end(), [](char d) { return std::isdigit(static_cast<unsigned char>(d)); }) &&
+          word.size() <= 4)
+        return Expr::loopIndex(static_cast<uint32_t>(std::stoul(std::string(word.substr(1)))));
+      pos_ = start;
+      fail("unknown name '" + std::string(word) + "' (expected rank, nranks or i<depth>)");
+    }
+    fail("unexpected '" + std::string(1, c) + "'");
+  }
+
+  static constexpr int kMaxDepth = 64;
+  std::string_view text_;
+  size_t pos_ = 0;
+  int depth_ = 0;
+};
+
+} // namespace
+
+Expr Expr::parse(std::string_view text) {
+  try {
+    return Parser(text).parseAll();
+  } catch (const ArithmeticOverflow &) {
+    throw std::invalid_argument("bad formula \"" + std::string(text) + "\": value out of 64-bit range");
+  } catch (const std::domain_error &e) {
+    throw std::invalid_argument("bad formula \"" + std::string(text) + "\": " + e.what());
+  }
+}
+
+} // namespace sio::trace

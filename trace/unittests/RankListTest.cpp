@@ -1,0 +1,73 @@
+#include "sio/trace/RankList.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+using sio::trace::RankBlock;
+using sio::trace::RankList;
+
+TEST(RankList, AllRanksIsOneBlockAtAnySize) {
+  for (int64_t n : {1, 4, 1000, 1 << 20}) {
+    RankList all = RankList::all(n);
+    EXPECT_LE(all.blocks().size(), 1u);
+    EXPECT_EQ(all.size(), n);
+    EXPECT_TRUE(all.isAll(n));
+    EXPECT_TRUE(all.contains(n - 1));
+    EXPECT_FALSE(all.contains(n));
+  }
+  std::vector<int64_t> ranks(4096);
+  std::iota(ranks.begin(), ranks.end(), 0);
+  EXPECT_EQ(RankList::fromRanks(ranks), RankList::all(4096)) << "compression of {0..N-1} is canonical";
+  EXPECT_EQ(RankList::fromRanks(ranks).blocks().size(), 1u);
+}
+
+TEST(RankList, StridedAndSingleSets) {
+  RankList l = RankList::fromRanks({12, 0, 4, 8});
+  ASSERT_EQ(l.blocks().size(), 1u);
+  EXPECT_EQ(l.str(), "0-12:4");
+  EXPECT_TRUE(l.contains(8));
+  EXPECT_FALSE(l.contains(6));
+  EXPECT_EQ(RankList::fromRanks({5}).str(), "5");
+  EXPECT_EQ(RankList::fromRanks({0, 1, 2, 3, 9}).str(), "0-3,9");
+}
+
+TEST(RankList, NestedStencilCompressesToOneBlock) {
+  // A 3x2 corner of an 8-wide mesh: rows 0,8,16, columns 0,1.
+  RankList l = RankList::fromRanks({0, 1, 8, 9, 16, 17});
+  ASSERT_EQ(l.blocks().size(), 1u);
+  ASSERT_EQ(l.blocks()[0].dims.size(), 2u);
+  EXPECT_EQ(l.blocks()[0].dims[0].stride, 8);
+  EXPECT_EQ(l.blocks()[0].dims[0].count, 3);
+  EXPECT_EQ(l.size(), 6);
+  for (int64_t r = 0; r < 24; ++r)
+    EXPECT_EQ(l.contains(r), r % 8 < 2 && r < 24) << r;
+  EXPECT_EQ(l.ranks(), (std::vector<int64_t>{0, 1, 8, 9, 16, 17}));
+  // Interior points of a 4x4 mesh: {5,6,9,10}.
+  EXPECT_EQ(RankList::fromRanks({5, 6, 9, 10}).blocks().size(), 1u);
+}
+
+TEST(RankList, SetAlgebra) {
+  RankList even = RankList::range(0, 8, 2);
+  RankList odd = RankList::range(1, 8, 2);
+  EXPECT_EQ(even.unite(odd), RankList::all(16));
+  EXPECT_TRUE(even.intersect(odd).empty());
+  EXPECT_EQ(RankList::all(16).subtract(odd), even);
+  EXPECT_EQ(RankList::all(4).subtract(RankList::single(0)), RankList::range(1, 3));
+  EXPECT_EQ(RankList::single(3).unite(RankList::range(0, 3)), RankList::all(4));
+  EXPECT_EQ(even.first(), 0);
+  EXPECT_EQ(even.last(), 14);
+}
+
+TEST(RankList, FromBlocksValidatesAndCanonicalizes) {
+  RankList l = RankList::fromBlocks({RankBlock{2, {{1, 2}}}, RankBlock{0, {{1, 2}}}});
+  EXPECT_EQ(l, RankList::all(4));
+  EXPECT_THROW(RankList::fromBlocks({RankBlock{0, {{1, 4}}}, RankBlock{3, {}}}), std::invalid_argument);
+  EXPECT_THROW(RankList::fromBlocks({RankBlock{-1, {}}}), std::invalid_argument);
+  EXPECT_THROW(RankList::fromBlocks({RankBlock{0, {{0, 4}}}}), std::invalid_argument);
+  EXPECT_THROW(RankList::fromBlocks({RankBlock{0, {{1, 4}, {1, 4}}}}), std::invalid_argument)
+      << "overlapping dimensions are ambiguous";
+  // Very large lists are kept as given (no enumeration).
+  RankList huge = RankList::fromBlocks({RankBlock{0, {{1, int64_t(1) << 30}}}});
+  EXPECT_EQ(huge.size(), int64_t(1) << 30);
+}
