@@ -1,0 +1,83 @@
+// Per-event cost of the intra-rank compressor and the cost of merging two
+// per-rank traces of 1,000 nodes.
+#include "InterRank.h"
+#include "IntraRank.h"
+
+#include <benchmark/benchmark.h>
+
+using namespace sio::trace;
+
+namespace {
+
+Event writeEvent(int64_t offset) {
+  Event ev;
+  ev.op = "MPI_File_write_at";
+  ev.layer = Layer::MPIIO;
+  ev.site = 42;
+  ev.params.push_back({"fh", ElasticValue(Value(Expr(0)), RankList())});
+  ev.params.push_back({"offset", ElasticValue(Value(Expr(offset)), RankList())});
+  ev.params.push_back({"count", ElasticValue(Value(Expr(4096)), RankList())});
+  ev.compute.add(1000);
+  ev.duration.add(5000);
+  return ev;
+}
+
+void BM_EventInMarkerLoop(benchmark::State &state) {
+  sio::rt::IntraRankCompressor c;
+  c.loopEnter(1);
+  int64_t k = 0;
+  for (auto _ : state) {
+    c.loopIter(1);
+    c.event(writeEvent(4096 * k++));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EventInMarkerLoop);
+
+void BM_EventWithoutMarkers(benchmark::State &state) {
+  sio::rt::IntraRankCompressor c;
+  int64_t k = 0;
+  for (auto _ : state)
+    c.event(writeEvent(4096 * k++));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EventWithoutMarkers);
+
+void BM_EventNoRepetition(benchmark::State &state) {
+  // Worst case for the detector: every event differs in structure.
+  sio::rt::IntraRankCompressor c;
+  uint64_t k = 0;
+  for (auto _ : state) {
+    Event ev = writeEvent(0);
+    ev.site = k++;
+    c.event(std::move(ev));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EventNoRepetition);
+
+Trace rankTrace(int64_t rank) {
+  sio::rt::IntraRankCompressor c(sio::rt::CompressorOptions{64, false});
+  for (int64_t k = 0; k < 1000; ++k) {
+    Event ev = writeEvent(rank * 1000000 + k);
+    ev.site = static_cast<uint64_t>(k);
+    c.event(std::move(ev));
+  }
+  Trace t;
+  t.header.nranks = 2;
+  t.body = c.finish(rank, 2);
+  return t;
+}
+
+void BM_Merge1000Nodes(benchmark::State &state) {
+  Trace a = rankTrace(0), b = rankTrace(1);
+  for (auto _ : state) {
+    Trace merged = sio::rt::mergeTraces(a, b);
+    benchmark::DoNotOptimize(merged.body.data());
+  }
+}
+BENCHMARK(BM_Merge1000Nodes)->Unit(benchmark::kMicrosecond);
+
+} // namespace
+
+BENCHMARK_MAIN();

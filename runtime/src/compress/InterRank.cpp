@@ -1,0 +1,612 @@
+#include "InterRank.h"
+
+#include "ExprUtil.h"
+#include "Structure.h"
+
+#include "sio/trace/Json.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace sio::rt {
+
+using namespace sio::trace;
+using detail::bindRank;
+using detail::isText;
+using detail::monomialExpr;
+using detail::sameStructure;
+
+std::optional<TableKind> tableOfParam(std::string_view name) {
+  if (name == "file")
+    return TableKind::Files;
+  if (name == "datatype" || name == "etype" || name == "filetype")
+    return TableKind::Datatypes;
+  if (name == "comm")
+    return TableKind::Comms;
+  if (name == "info")
+    return TableKind::Infos;
+  return std::nullopt;
+}
+
+namespace {
+
+// ---------------------------------------------------------------- tables ----
+
+std::string contentKey(const FileEntry &f) {
+  std::string key;
+  for (const FileNamePart &p : f.name)
+    key += p.field ? "\x01" + p.field->str() + ":" + std::to_string(p.width) + "\x01" : p.text;
+  return key;
+}
+
+std::string contentKey(const ObjectEntry &o) {
+  std::string key = o.kind + '\x01' + o.name + '\x01';
+  for (const auto &[name, values] : o.fields) {
+    key += name + '=';
+    for (const Expr &v : values)
+      key += v.str() + ',';
+    key += '\x01';
+  }
+  for (const auto &[k, v] : o.strings)
+    key += k + '=' + v + '\x01';
+  return key;
+}
+
+using IdMap = std::map<int64_t, int64_t>;
+
+/// Unites two tables by content: equal entries share one id. Ids are
+/// renumbered 0.. in order of first appearance (a's entries first).
+template <typename Entry>
+std::vector<Entry> mergeTable(std::vector<Entry> a, std::vector<Entry> b, IdMap &remapA, IdMap &remapB,
+                              std::vector<bool> *fromB = nullptr) {
+  auto byId = [](const Entry &x, const Entry &y) { return x.id < y.id; };
+  std::sort(a.begin(), a.end(), byId);
+  std::sort(b.begin(), b.end(), byId);
+  std::vector<Entry> merged;
+  std::map<std::string, int64_t> index;
+  auto add = [&](Entry e, IdMap &remap) {
+    auto [it, inserted] = index.try_emplace(contentKey(e), static_cast<int64_t>(merged.size()));
+    remap[e.id] = it->second;
+    if (inserted) {
+      e.id = it->second;
+      merged.push_back(std::move(e));
+      if (fromB)
+        fromB->push_back(&remap == &remapB);
+    }
+  };
+  for (Entry &e : a)
+    add(std::move(e), remapA);
+  for (Entry &e : b)
+    add(std::move(e), remapB);
+  return merged;
+}
+
+bool isIdentity(const IdMap &m) {
+  return std::all_of(m.begin(), m.end(), [](const auto &kv) { return kv.first == kv.second; });
+}
+
+/// new id = remap[old id], also for ids that are functions of loop indices:
+/// affine remaps stay affine, others become a table indexed by the old value.
+Expr remapId(const Expr &value, const IdMap &remap) {
+  if (auto c = value.constantValue()) {
+    auto it = remap.find(*c);
+    return it == remap.end() ? value : Expr(it->second);
+  }
+  if (remap.empty() || isIdentity(remap))
+    return value;
+  const auto &[x0, y0] = *remap.begin();
+  const auto &[x1, y1] = *remap.rbegin();
+  if (x1 != x0) {
+    Rational slope = Rational(y1 - y0) / Rational(x1 - x0);
+    bool affine = std::all_of(remap.begin(), remap.end(), [&](const auto &kv) {
+      return Rational(y0) + slope * Rational(kv.first - x0) == Rational(kv.second);
+    });
+    if (affine)
+      return Expr(y0) + Expr(slope) * (value - Expr(x0));
+  }
+  if (x0 < 0)
+    return value; // ids are never negative in practice
+  std::vector<int64_t> table(static_cast<size_t>(x1) + 1);
+  for (int64_t k = 0; k <= x1; ++k)
+    table[static_cast<size_t>(k)] = remap.count(k) ? remap.at(k) : k;
+  return Expr::table(std::move(table), value);
+}
+
+struct Remaps {
+  IdMap files, datatypes, comms, infos;
+  const IdMap *forParam(std::string_view name) const {
+    auto kind = tableOfParam(name);
+    if (!kind)
+      return nullptr;
+    switch (*kind) {
+    case TableKind::Files:
+      return &files;
+    case TableKind::Datatypes:
+      return &datatypes;
+    case TableKind::Comms:
+      return &comms;
+    case TableKind::Infos:
+      return &infos;
+    }
+    return nullptr;
+  }
+  bool trivial() const { return isIdentity(files) && isIdentity(datatypes) && isIdentity(comms) && isIdentity(infos); }
+};
+
+void remapBody(std::vector<Node> &nodes, const Remaps &remaps) {
+  for (Node &node : nodes) {
+    if (node.isLoop()) {
+      remapBody(node.loop().body, remaps);
+      continue;
+    }
+    for (Param &p : node.event().params)
+      if (const IdMap *m = remaps.forParam(p.name))
+        for (ElasticEntry &e : p.value.entries())
+          if (!isText(e.value))
+            e.value = remapId(std::get<Expr>(e.value), *m);
+  }
+}
+
+/// Datatype fields may name other datatypes ("oldtype", "types"): renumber
+/// them with the ids of the side each entry came from.
+void remapObjectFields(std::vector<ObjectEntry> &types, const std::vector<bool> &fromB, const IdMap &remapA,
+                       const IdMap &remapB) {
+  for (size_t k = 0; k < types.size(); ++k)
+    for (auto &[name, values] : types[k].fields)
+      if (name == "oldtype" || name == "types")
+        for (Expr &v : values)
+          v = remapId(v, fromB[k] ? remapB : remapA);
+}
+
+// ------------------------------------------------------------------ body ----
+
+void mergeInto(ElasticValue &a, ElasticValue b) {
+  auto &entries = a.entries();
+  for (ElasticEntry &e : b.entries()) {
+    auto same = std::find_if(entries.begin(), entries.end(), [&](const ElasticEntry &x) { return x.value == e.value; });
+    if (same != entries.end())
+      same->ranks = same->ranks.unite(e.ranks);
+    else
+      entries.push_back(std::move(e));
+  }
+}
+
+/// Nodes that merge into one: equal events, or loops with the same id (their
+/// bodies are merged recursively, so a loop whose body differs on some ranks
+/// still becomes one loop with per-rank nodes inside).
+bool matchable(const Node &a, const Node &b) {
+  if (a.isEvent() != b.isEvent())
+    return false;
+  if (a.isEvent())
+    return sameStructure(a.event(), b.event());
+  return a.loop().id == b.loop().id;
+}
+
+uint64_t alignKey(const Node &n) {
+  return n.isEvent() ? detail::structureHash(n.event()) : detail::hashCombine(0x1009ULL, n.loop().id);
+}
+
+std::vector<Node> mergeBodies(std::vector<Node> a, std::vector<Node> b);
+
+Node mergeNodes(Node a, Node b) {
+  a.ranks = a.ranks.unite(b.ranks);
+  if (a.isEvent()) {
+    Event &ea = a.event();
+    Event &eb = b.event();
+    for (size_t k = 0; k < ea.params.size(); ++k)
+      mergeInto(ea.params[k].value, std::move(eb.params[k].value));
+    ea.compute.merge(eb.compute);
+    ea.duration.merge(eb.duration);
+  } else {
+    mergeInto(a.loop().iterations, std::move(b.loop().iterations));
+    a.loop().body = mergeBodies(std::move(a.loop().body), std::move(b.loop().body));
+  }
+  return a;
+}
+
+/// Gaps larger than this (product of lengths) are not aligned by LCS: their
+/// nodes are kept side by side, which is still correct (disjoint ranks).
+constexpr size_t kMaxAlignCells = size_t(1) << 22;
+
+std::vector<Node> mergeBodies(std::vector<Node> a, std::vector<Node> b) {
+  std::vector<Node> out;
+  out.reserve(std::max(a.size(), b.size()));
+  size_t prefix = 0;
+  while (prefix < a.size() && prefix < b.size() && matchable(a[prefix], b[prefix]))
+    ++prefix;
+  size_t suffix = 0;
+  while (suffix < a.size() - prefix && suffix < b.size() - prefix &&
+         matchable(a[a.size() - 1 - suffix], b[b.size() - 1 - suffix]))
+    ++suffix;
+  for (size_t k = 0; k < prefix; ++k)
+    out.push_back(mergeNodes(std::move(a[k]), std::move(b[k])));
+
+  const size_t n = a.size() - prefix - suffix, m = b.size() - prefix - suffix;
+  if (n > 0 && m > 0 && n * m <= kMaxAlignCells) {
+    // LCS over the divergent middle; lcs[i][j] for suffixes a[i..], b[j..].
+    std::vector<uint64_t> keyA(n), keyB(m);
+    for (size_t i = 0; i < n; ++i)
+      keyA[i] = alignKey(a[prefix + i]);
+    for (size_t j = 0; j < m; ++j)
+      keyB[j] = alignKey(b[prefix + j]);
+    std::vector<uint32_t> lcs((n + 1) * (m + 1), 0);
+    auto at = [&](size_t i, size_t j) -> uint32_t & { return lcs[i * (m + 1) + j]; };
+    auto match = [&](size_t i, size_t j) {
+      return keyA[i] == keyB[j] && matchable(a[prefix + i], b[prefix + j]);
+    };
+    for (size_t i = n; i-- > 0;)
+      for (size_t j = m; j-- > 0;)
+        at(i, j) = match(i, j) ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
+    size_t i = 0, j = 0;
+    while (i < n && j < m) {
+      if (match(i, j) && at(i, j) == at(i + 1, j + 1) + 1) {
+        out.push_back(mergeNodes(std::move(a[prefix + i]), std::move(b[prefix + j])));
+        ++i, ++j;
+      } else if (at(i + 1, j) >= at(i, j + 1)) {
+        out.push_back(std::move(a[prefix + i++]));
+      } else {
+        out.push_back(std::move(b[prefix + j++]));
+      }
+    }
+    for (; i < n; ++i)
+      out.push_back(std::move(a[prefix + i]));
+    for (; j < m; ++j)
+      out.push_back(std::move(b[prefix + j]));
+  } else {
+    for (size_t i = 0; i < n; ++i)
+      out.push_back(std::move(a[prefix + i]));
+    for (size_t j = 0; j < m; ++j)
+      out.push_back(std::move(b[prefix + j]));
+  }
+  for (size_t k = suffix; k-- > 0;)
+    out.push_back(mergeNodes(std::move(a[a.size() - 1 - k]), std::move(b[b.size() - 1 - k])));
+  return out;
+}
+
+template <typename Info> void uniteById(std::vector<Info> &a, std::vector<Info> b) {
+  for (Info &x : b)
+    if (std::none_of(a.begin(), a.end(), [&](const Info &y) { return y.id == x.id; }))
+      a.push_back(std::move(x));
+  std::sort(a.begin(), a.end(), [](const Info &x, const Info &y) { return x.id < y.id; });
+}
+
+// ------------------------------------------------------- fits over ranks ----
+
+struct RankPoint {
+  int64_t rank;
+  Rational value;
+};
+
+/// An exact model of value(rank): constant, affine, or ((rank + a) % N) * b.
+std::optional<Expr> fitRankModel(const std::vector<RankPoint> &points, int64_t nranks) {
+  if (points.empty())
+    return std::nullopt;
+  try {
+    const RankPoint &p0 = points.front();
+    if (std::all_of(points.begin(), points.end(), [&](const RankPoint &p) { return p.value == p0.value; }))
+      return Expr(p0.value);
+    // Affine: the line through the first two ranks must hold everywhere.
+    const RankPoint &p1 = points[1];
+    Rational slope = (p1.value - p0.value) / Rational(p1.rank - p0.rank);
+    Rational offset = p0.value - slope * Rational(p0.rank);
+    if (std::all_of(points.begin(), points.end(),
+                    [&](const RankPoint &p) { return offset + slope * Rational(p.rank) == p.value; }))
+      return Expr(offset) + Expr(slope) * Expr::rank();
+    // Rotated progression ((rank + a) % N) * b: its zero fixes a.
+    auto zero = std::find_if(points.begin(), points.end(), [](const RankPoint &p) { return p.value.isZero(); });
+    if (zero == points.end() || nranks < 2)
+      return std::nullopt;
+    const int64_t shift = (nranks - zero->rank % nranks) % nranks;
+    auto other = std::find_if(points.begin(), points.end(),
+                              [&](const RankPoint &p) { return (p.rank + shift) % nranks != 0; });
+    if (other == points.end())
+      return std::nullopt;
+    Rational scale = other->value / Rational((other->rank + shift) % nranks);
+    if (!std::all_of(points.begin(), points.end(), [&](const RankPoint &p) {
+          return Rational((p.rank + shift) % nranks) * scale == p.value;
+        }))
+      return std::nullopt;
+    return Expr::mod(Expr::rank() + Expr(shift), Expr::nranks()) * Expr(scale);
+  } catch (const std::exception &) { // overflow, domain
+    return std::nullopt;
+  }
+}
+
+/// Replaces rank-varying entries by one model when every polynomial
+/// coefficient fits a rank model; otherwise leaves the entries.
+void fitAcrossRanks(ElasticValue &value, int64_t nranks) {
+  if (value.entries().size() < 2)
+    return;
+  std::vector<std::pair<int64_t, Expr>> perRank;
+  for (const ElasticEntry &e : value.entries()) {
+    if (isText(e.value))
+      return;
+    for (int64_t r : e.ranks.ranks())
+      perRank.emplace_back(r, bindRank(std::get<Expr>(e.value), r));
+  }
+  std::sort(perRank.begin(), perRank.end(), [](const auto &x, const auto &y) { return x.first < y.first; });
+  std::set<Monomial> monomials;
+  for (const auto &[r, e] : perRank)
+    for (const auto &[m, c] : e.terms())
+      monomials.insert(m);
+  Expr model;
+  for (const Monomial &m : monomials) {
+    std::vector<RankPoint> points;
+    points.reserve(perRank.size());
+    for (const auto &[r, e] : perRank) {
+      auto it = e.terms().find(m);
+      points.push_back({r, it == e.terms().end() ? Rational(0) : it->second});
+    }
+    auto coefficient = fitRankModel(points, nranks);
+    if (!coefficient)
+      return;
+    model = model + *coefficient * monomialExpr(m);
+  }
+  value = ElasticValue(Value(model), value.ranks());
+}
+
+// ------------------------------------------------------ file name formats ----
+
+struct NameToken {
+  bool digits;
+  std::string text;
+};
+
+std::vector<NameToken> tokenize(const std::string &name) {
+  std::vector<NameToken> tokens;
+  for (char c : name) {
+    bool d = std::isdigit(static_cast<unsigned char>(c)) != 0;
+    if (tokens.empty() || tokens.back().digits != d)
+      tokens.push_back({d, {}});
+    tokens.back().text += c;
+  }
+  return tokens;
+}
+
+/// value = a + b*floor(rank/k) for the group size k the data suggests.
+std::optional<Expr> fitRankGroups(const std::vector<RankPoint> &points) {
+  auto change = std::find_if(points.begin(), points.end(),
+                             [&](const RankPoint &p) { return p.value != points.front().value; });
+  if (change == points.end())
+    return std::nullopt;
+  for (int64_t k : {change->rank, change->rank - points.front().rank}) {
+    if (k < 2)
+      continue;
+    std::vector<RankPoint> grouped;
+    for (const RankPoint &p : points)
+      grouped.push_back({p.rank / k, p.value});
+    // Within a group the value must be constant; across groups affine.
+    bool constantInGroups = true;
+    for (size_t i = 1; i < grouped.size(); ++i)
+      if (grouped[i].rank == grouped[i - 1].rank && grouped[i].value != grouped[i - 1].value)
+        constantInGroups = false;
+    if (!constantInGroups)
+      continue;
+    grouped.erase(std::unique(grouped.begin(), grouped.end(),
+                              [](const RankPoint &x, const RankPoint &y) { return x.rank == y.rank; }),
+                  grouped.end());
+    if (grouped.size() < 2)
+      continue;
+    auto model = fitRankModel(grouped, 0);
+    if (!model || !model->dependsOnRank() || std::get<Expr>(Value(*model)).terms().size() > 2)
+      continue;
+    // Substitute floor(rank/k) = (rank - rank % k) / k for rank in the model.
+    Expr group = (Expr::rank() - Expr::mod(Expr::rank(), Expr(k))) / Expr(k);
+    return detail::substituteAtoms(*model, [&](const Atom &a) {
+      return a.kind == Atom::Kind::Rank ? group : detail::atomExpr(a);
+    });
+  }
+  return std::nullopt;
+}
+
+/// One format for the names ranks use, if they differ only in integer
+/// fields that are exact functions of rank (checked by regenerating them).
+std::optional<FileEntry> fileFormat(const std::vector<std::pair<int64_t, std::string>> &names, int64_t nranks) {
+  std::vector<std::vector<NameToken>> tokens;
+  for (const auto &[r, name] : names)
+    tokens.push_back(tokenize(name));
+  const auto &t0 = tokens.front();
+  for (const auto &t : tokens) {
+    if (t.size() != t0.size())
+      return std::nullopt;
+    for (size_t k = 0; k < t.size(); ++k)
+      if (t[k].digits != t0[k].digits || (!t[k].digits && t[k].text != t0[k].text))
+        return std::nullopt;
+  }
+  FileEntry entry;
+  auto literal = [&](const std::string &text) {
+    if (entry.name.empty() || entry.name.back().field)
+      entry.name.push_back({});
+    entry.name.back().text += text;
+  };
+  for (size_t k = 0; k < t0.size(); ++k) {
+    bool same = std::all_of(tokens.begin(), tokens.end(), [&](const auto &t) { return t[k].text == t0[k].text; });
+    if (same) {
+      literal(t0[k].text);
+      continue;
+    }
+    std::vector<RankPoint> points;
+    size_t width = t0[k].text.size();
+    bool sameWidth = true, leadingZero = false;
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      const std::string &digits = tokens[i][k].text;
+      if (digits.size() > 18)
+        return std::nullopt;
+      sameWidth = sameWidth && digits.size() == width;
+      leadingZero = leadingZero || (digits.size() > 1 && digits[0] == '0');
+      points.push_back({names[i].first, Rational(std::stoll(digits))});
+    }
+    auto field = fitRankModel(points, nranks);
+    if (!field || !field->dependsOnRank())
+      field = fitRankGroups(points);
+    if (!field)
+      return std::nullopt;
+    FileNamePart part;
+    part.field = *field;
+    part.width = sameWidth && leadingZero ? static_cast<uint32_t>(width) : 0;
+    entry.name.push_back(std::move(part));
+  }
+  for (const auto &[r, name] : names)
+    if (entry.nameFor(r, nranks) != name)
+      return std::nullopt;
+  return entry;
+}
+
+std::optional<std::string> literalName(const FileEntry &f) {
+  std::string name;
+  for (const FileNamePart &p : f.name) {
+    if (p.field)
+      return std::nullopt;
+    name += p.text;
+  }
+  return name;
+}
+
+struct Finalizer {
+  Trace &trace;
+  std::map<std::string, int64_t> fileIndex; // content key -> id
+
+  explicit Finalizer(Trace &t) : trace(t) {
+    for (const FileEntry &f : trace.files)
+      fileIndex.emplace(contentKey(f), f.id);
+  }
+
+  void unifyFileNames(ElasticValue &value) {
+    if (value.entries().size() < 2)
+      return;
+    std::vector<std::pair<int64_t, std::string>> names;
+    for (const ElasticEntry &e : value.entries()) {
+      const Expr *x = std::get_if<Expr>(&e.value);
+      auto id = x ? x->constantValue() : std::nullopt;
+      const FileEntry *f = id ? trace.file(*id) : nullptr;
+      auto name = f ? literalName(*f) : std::nullopt;
+      if (!name)
+        return;
+      for (int64_t r : e.ranks.ranks())
+        names.emplace_back(r, *name);
+    }
+    std::sort(names.begin(), names.end());
+    auto format = fileFormat(names, trace.header.nranks);
+    if (!format)
+      return;
+    auto [it, inserted] = fileIndex.try_emplace(contentKey(*format), 0);
+    if (inserted) {
+      int64_t next = 0;
+      for (const FileEntry &f : trace.files)
+        next = std::max(next, f.id + 1);
+      format->id = it->second = next;
+      trace.files.push_back(std::move(*format));
+    }
+    value = ElasticValue(Value(Expr(it->second)), value.ranks());
+  }
+
+  void visit(std::vector<Node> &nodes) {
+    for (Node &node : nodes) {
+      if (node.isLoop()) {
+        fitAcrossRanks(node.loop().iterations, trace.header.nranks);
+        sortEntries(node.loop().iterations);
+        visit(node.loop().body);
+        continue;
+      }
+      for (Param &p : node.event().params) {
+        auto table = tableOfParam(p.name);
+        if (table == TableKind::Files)
+          unifyFileNames(p.value);
+        else if (!table)
+          fitAcrossRanks(p.value, trace.header.nranks); // table ids stay explicit
+        sortEntries(p.value);
+      }
+    }
+  }
+
+  static void sortEntries(ElasticValue &value) {
+    std::sort(value.entries().begin(), value.entries().end(), [](const ElasticEntry &x, const ElasticEntry &y) {
+      return x.ranks.first().value_or(-1) < y.ranks.first().value_or(-1);
+    });
+  }
+
+  /// Drops file entries no parameter refers to any more and renumbers the
+  /// rest 0.. (only when every reference is a constant id).
+  void compactFiles() {
+    std::set<int64_t> used;
+    bool allConstant = true;
+    std::function<void(const std::vector<Node> &)> collect = [&](const std::vector<Node> &nodes) {
+      for (const Node &node : nodes) {
+        if (node.isLoop()) {
+          collect(node.loop().body);
+          continue;
+        }
+        for (const Param &p : node.event().params)
+          if (tableOfParam(p.name) == TableKind::Files)
+            for (const ElasticEntry &e : p.value.entries()) {
+              const Expr *x = std::get_if<Expr>(&e.value);
+              auto id = x ? x->constantValue() : std::nullopt;
+              if (id)
+                used.insert(*id);
+              else
+                allConstant = false;
+            }
+      }
+    };
+    collect(trace.body);
+    if (!allConstant)
+      return;
+    std::vector<FileEntry> kept;
+    Remaps remaps;
+    std::sort(trace.files.begin(), trace.files.end(), [](const FileEntry &x, const FileEntry &y) { return x.id < y.id; });
+    for (FileEntry &f : trace.files)
+      if (used.count(f.id)) {
+        remaps.files[f.id] = static_cast<int64_t>(kept.size());
+        f.id = static_cast<int64_t>(kept.size());
+        kept.push_back(std::move(f));
+      }
+    trace.files = std::move(kept);
+    remapBody(trace.body, remaps);
+  }
+};
+
+} // namespace
+
+Trace mergeTraces(Trace a, Trace b) {
+  Remaps remapA, remapB;
+  Trace out;
+  out.header = std::move(a.header);
+  out.header.nranks = std::max(out.header.nranks, b.header.nranks);
+  out.header.complete = out.header.complete && b.header.complete;
+  out.header.droppedEvents += b.header.droppedEvents;
+  for (std::string &note : b.header.notes)
+    if (std::find(out.header.notes.begin(), out.header.notes.end(), note) == out.header.notes.end())
+      out.header.notes.push_back(std::move(note));
+  out.sites = std::move(a.sites);
+  uniteById(out.sites, std::move(b.sites));
+  out.loops = std::move(a.loops);
+  uniteById(out.loops, std::move(b.loops));
+  out.files = mergeTable(std::move(a.files), std::move(b.files), remapA.files, remapB.files);
+  std::vector<bool> datatypeFromB;
+  out.datatypes =
+      mergeTable(std::move(a.datatypes), std::move(b.datatypes), remapA.datatypes, remapB.datatypes, &datatypeFromB);
+  remapObjectFields(out.datatypes, datatypeFromB, remapA.datatypes, remapB.datatypes);
+  out.comms = mergeTable(std::move(a.comms), std::move(b.comms), remapA.comms, remapB.comms);
+  out.infos = mergeTable(std::move(a.infos), std::move(b.infos), remapA.infos, remapB.infos);
+  if (!remapA.trivial())
+    remapBody(a.body, remapA);
+  if (!remapB.trivial())
+    remapBody(b.body, remapB);
+  out.body = mergeBodies(std::move(a.body), std::move(b.body));
+  return out;
+}
+
+void finalizeMerged(Trace &t) {
+  Finalizer finalizer(t);
+  finalizer.visit(t.body);
+  finalizer.compactFiles();
+}
+
+std::string serializeTrace(const Trace &t) { return writeTraceString(t); }
+
+Trace deserializeTrace(const std::string &bytes) { return readTraceString(bytes, "<rank trace>"); }
+
+} // namespace sio::rt

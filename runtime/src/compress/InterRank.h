@@ -1,0 +1,54 @@
+// Inter-rank merge of per-rank traces (ScalaTrace's inter-node compression,
+// seed 000 §2) and the final model fitting done once at the root.
+//
+// Capture's MPI_Finalize driver: every rank builds a Trace (header.nranks = the
+// run's rank count, its own tables, body from IntraRankCompressor::finish),
+// then over a binomial/radix tree a rank receives a child's trace
+// (deserializeTrace), merges it (mergeTraces) and sends the result up
+// (serializeTrace). The root calls finalizeMerged once and writes the trace.
+//
+// Table references. Parameters that hold ids into the trace's tables are
+// recognized by name (tableOfParam): "file" -> files; "datatype", "etype",
+// "filetype" -> datatypes; "comm" -> comms; "info" -> infos. Capture assigns
+// ids per rank (e.g. in creation order); the merge renumbers entries by
+// content, so equal entries share one id, and different entries keep
+// different ids with the parameter becoming elastic. finalizeMerged then turns
+// per-rank file names that differ in one integer field into a format
+// (`file_<rank>`, `file_<rank/4>`, zero-padded `out_<rank:04>`).
+#pragma once
+
+#include "sio/trace/Trace.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace sio::rt {
+
+enum class TableKind { Files, Datatypes, Comms, Infos };
+
+/// Which table a parameter of this name indexes, if any.
+std::optional<TableKind> tableOfParam(std::string_view paramName);
+
+/// Merges two traces of the same program taken on disjoint rank sets. Equal
+/// structure becomes one node with the union rank list; differing values
+/// become elastic entries (coalesced when equal); differing structure is kept
+/// with its own rank lists, never dropped. Linear in size when the structures
+/// are equal (an LCS alignment is used only where they differ). Header: the
+/// first trace's, with complete/droppedEvents/notes combined.
+sio::trace::Trace mergeTraces(sio::trace::Trace a, sio::trace::Trace b);
+
+/// Once, at the root, after the last merge: fits values that differ across
+/// ranks to exact models of rank (affine in rank; ((rank + a) % nranks) * b),
+/// per coefficient of their loop-index polynomials; likewise loop counts;
+/// builds file-name formats; renumbers tables canonically and compacts rank
+/// lists. Two runs of the same program give identical results.
+void finalizeMerged(sio::trace::Trace &t);
+
+/// Shipping a per-rank (or partially merged) trace between ranks: the JSON
+/// form of trace/Json.h, so there is one format.
+std::string serializeTrace(const sio::trace::Trace &t);
+/// Throws sio::trace::TraceError on malformed input.
+sio::trace::Trace deserializeTrace(const std::string &bytes);
+
+} // namespace sio::rt

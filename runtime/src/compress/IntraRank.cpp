@@ -1,0 +1,658 @@
+#include "IntraRank.h"
+
+#include "ExprUtil.h"
+#include "Structure.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <utility>
+
+namespace sio::rt {
+namespace detail {
+
+using namespace sio::trace;
+
+// While a rank's trace is built, loop index atoms are *relative*: i0 is the
+// innermost loop around the value, i1 the next one out, and so on. Wrapping a
+// window of nodes into a new loop then never rewrites the values inside it;
+// finish() renames them once to the absolute form of the trace (i0 outermost).
+
+/// One coefficient over the iterations of a loop: y_k = y0 + step*(k - k0)
+/// while that holds, an explicit table afterwards. Constant memory while
+/// affine. Some samples are unknown (the coefficient of i1 when that inner
+/// loop ran once): they fit any model.
+class SequenceFitter {
+public:
+  void add(const Rational &y) {
+    const int64_t k = static_cast<int64_t>(count_);
+    if (tabled_) {
+      table_.push_back(y);
+    } else if (known_ == 0) {
+      k0_ = k;
+      y0_ = y;
+      known_ = 1;
+    } else if (known_ == 1) {
+      try {
+        step_ = (y - y0_) / Rational(k - k0_);
+        known_ = 2;
+      } catch (const std::exception &) { // overflow
+        toTable();
+        table_.push_back(y);
+      }
+    } else if (!fits(k, y)) {
+      toTable();
+      table_.push_back(y);
+    }
+    ++count_;
+  }
+
+  void addUnknown(uint64_t n = 1) {
+    if (tabled_)
+      table_.insert(table_.end(), n, Rational(0));
+    count_ += n;
+  }
+
+  /// n zero samples in O(1) unless they break the affine model.
+  void addZeros(uint64_t n) {
+    if (n <= 2 || tabled_) {
+      for (uint64_t k = 0; k < n; ++k)
+        add(Rational(0));
+      return;
+    }
+    SequenceFitter saved = *this;
+    add(Rational(0)); // a line with two zeros is zero between them
+    count_ += n - 2;
+    add(Rational(0));
+    if (tabled_) {
+      *this = std::move(saved);
+      for (uint64_t k = 0; k < n; ++k)
+        add(Rational(0));
+    }
+  }
+
+  Expr model(const Expr &index) const {
+    if (!tabled_) {
+      if (known_ < 2)
+        return Expr(known_ ? y0_ : Rational(0));
+      return Expr(y0_ - step_ * Rational(k0_)) + Expr(step_) * index;
+    }
+    // Tables hold integers: scale by the common denominator (1 in practice,
+    // since affine fits of integers at consecutive indices are integral).
+    int64_t scale = 1;
+    for (const Rational &v : table_)
+      scale = std::lcm(scale, v.den());
+    std::vector<int64_t> values;
+    values.reserve(table_.size());
+    for (const Rational &v : table_)
+      values.push_back(*(v * Rational(scale)).asInteger());
+    return Expr::table(std::move(values), index) * Expr(Rational(1, scale));
+  }
+
+  size_t bytes() const { return sizeof(*this) + table_.capacity() * sizeof(Rational); }
+
+private:
+  Rational at(int64_t k) const { return known_ < 2 ? (known_ ? y0_ : Rational(0)) : y0_ + step_ * Rational(k - k0_); }
+
+  bool fits(int64_t k, const Rational &y) const {
+    try {
+      return at(k) == y;
+    } catch (const std::exception &) {
+      return false;
+    }
+  }
+
+  void toTable() {
+    tabled_ = true;
+    table_.reserve(count_ + 1);
+    for (uint64_t k = 0; k < count_; ++k)
+      table_.push_back(at(static_cast<int64_t>(k)));
+  }
+
+  uint64_t count_ = 0;
+  int known_ = 0; ///< known samples seen, up to 2 (enough to fix the line)
+  int64_t k0_ = 0;
+  Rational y0_, step_;
+  bool tabled_ = false;
+  std::vector<Rational> table_;
+};
+
+/// Bit r set: the loop index i<r> (relative) was always 0 in this sample,
+/// because that loop ran once, so coefficients of monomials in it are free.
+using DegenerateMask = uint64_t;
+
+bool mentionsDegenerate(const Monomial &m, DegenerateMask mask) {
+  for (const auto &[atom, exponent] : m)
+    if (atom.kind == Atom::Kind::Loop && atom.loopDepth < 64 && (mask >> atom.loopDepth & 1))
+      return true;
+  return false;
+}
+
+/// One parameter (or inner loop count) over the iterations of the loop being
+/// folded: each polynomial coefficient is fitted on its own, so nested loops
+/// give e.g. `960*i1 + 64*i0 + 7` (relative indices) and `i1 + 1` counts.
+class ValueFitter {
+public:
+  explicit ValueFitter(uint32_t indexVar) : indexVar_(indexVar) {}
+
+  /// Tables over inner indices must be the same in every iteration: a table
+  /// built for one inner trip count would be indexed out of its range in
+  /// another. Iterations that differ there start a new run instead.
+  bool accepts(const Value &v) const {
+    if (isText(v))
+      return true;
+    std::set<Monomial> tables = tableMonomials(v);
+    return masks_.empty() ? true : tables == tables_;
+  }
+
+  void add(const Value &v, DegenerateMask mask) {
+    if (masks_.empty() && !isText(v))
+      tables_ = tableMonomials(v);
+    if (masks_.empty() || masks_.back().first != mask)
+      masks_.emplace_back(mask, 0);
+    if (isText(v)) {
+      text_ = std::get<std::string>(v); // equal in every iteration: structure
+      ++masks_.back().second;
+      return;
+    }
+    const auto &terms = std::get<Expr>(v).terms();
+    auto fit = coefficients_.begin();
+    auto term = terms.begin();
+    auto addTo = [mask](const Monomial &m, SequenceFitter &f, const Rational &y) {
+      if (mentionsDegenerate(m, mask))
+        f.addUnknown();
+      else
+        f.add(y);
+    };
+    while (fit != coefficients_.end() || term != terms.end()) {
+      if (term == terms.end() || (fit != coefficients_.end() && fit->first < term->first)) {
+        addTo(fit->first, fit->second, Rational(0));
+        ++fit;
+      } else if (fit == coefficients_.end() || term->first < fit->first) {
+        auto inserted = coefficients_.emplace_hint(fit, term->first, fresh(term->first));
+        addTo(term->first, inserted->second, term->second);
+        ++term;
+      } else {
+        addTo(fit->first, fit->second, term->second);
+        ++fit;
+        ++term;
+      }
+    }
+    ++masks_.back().second;
+  }
+
+  Value model() const {
+    if (text_)
+      return *text_;
+    Expr index = Expr::loopIndex(indexVar_);
+    Expr sum;
+    for (const auto &[monomial, fitter] : coefficients_)
+      sum = sum + fitter.model(index) * monomialExpr(monomial);
+    return sum;
+  }
+
+  size_t bytes() const {
+    size_t b = sizeof(*this) + (text_ ? text_->capacity() : 0) + masks_.capacity() * sizeof(masks_[0]);
+    for (const auto &[monomial, fitter] : coefficients_)
+      b += 64 + monomial.size() * sizeof(monomial[0]) + fitter.bytes();
+    return b;
+  }
+
+private:
+  static std::set<Monomial> tableMonomials(const Value &v) {
+    std::set<Monomial> out;
+    for (const auto &[m, c] : std::get<Expr>(v).terms())
+      if (std::any_of(m.begin(), m.end(), [](const auto &a) { return a.first.kind == Atom::Kind::Table; }))
+        out.insert(m);
+    return out;
+  }
+
+  /// A coefficient first seen now was 0 (or free) in every earlier sample.
+  SequenceFitter fresh(const Monomial &m) const {
+    SequenceFitter f;
+    for (const auto &[mask, count] : masks_) {
+      if (mentionsDegenerate(m, mask))
+        f.addUnknown(count);
+      else
+        f.addZeros(count);
+    }
+    return f;
+  }
+
+  uint32_t indexVar_;
+  std::set<Monomial> tables_;
+  std::optional<std::string> text_;
+  std::map<Monomial, SequenceFitter> coefficients_;
+  /// Run-length history of the samples' masks: constant size in regular loops.
+  std::vector<std::pair<DegenerateMask, uint64_t>> masks_;
+};
+
+/// A loop node being folded: its body (the first iteration, as template) and
+/// one fitter per value slot of the body, in traversal order.
+struct Folder {
+  std::vector<ValueFitter> values;
+  std::vector<uint64_t> bodyHashes;
+  uint64_t iterations = 0;
+};
+
+namespace {
+
+/// Visits every value slot of a body in a fixed order with its nesting (the
+/// relative index of the loop that owns the body), and every event.
+template <typename OnValue, typename OnEvent>
+void visitSlots(std::vector<Node> &body, uint32_t nesting, DegenerateMask mask, OnValue &onValue,
+                OnEvent &onEvent) {
+  for (Node &node : body) {
+    if (node.isEvent()) {
+      onEvent(node.event());
+      for (Param &p : node.event().params)
+        onValue(soleValue(p.value), nesting, mask);
+    } else {
+      Value &count = soleValue(node.loop().iterations);
+      onValue(count, nesting, mask);
+      const Expr *n = std::get_if<Expr>(&count);
+      bool once = n && n->constantValue() == 1;
+      visitSlots(node.loop().body, nesting + 1, (mask << 1) | (once ? 1 : 0), onValue, onEvent);
+    }
+  }
+}
+
+std::unique_ptr<Folder> startFolder(std::vector<Node> &body, std::vector<uint64_t> bodyHashes) {
+  auto folder = std::make_unique<Folder>();
+  folder->bodyHashes = std::move(bodyHashes);
+  auto onValue = [&](Value &v, uint32_t nesting, DegenerateMask mask) {
+    folder->values.emplace_back(nesting);
+    folder->values.back().add(v, mask);
+  };
+  auto onEvent = [](Event &) {};
+  visitSlots(body, 0, 0, onValue, onEvent);
+  folder->iterations = 1;
+  return folder;
+}
+
+/// Whether an iteration of the template's structure can join the folder.
+bool accepts(Folder &folder, std::vector<Node> &iteration) {
+  size_t slot = 0;
+  bool ok = true;
+  auto check = [&](Value &v, uint32_t, DegenerateMask) { ok = ok && folder.values[slot++].accepts(v); };
+  auto onEvent = [](Event &) {};
+  visitSlots(iteration, 0, 0, check, onEvent);
+  return ok;
+}
+
+/// Adds one more iteration (same structure as the template) to a folder; the
+/// iteration's timing merges into the template's events.
+void sampleIteration(Folder &folder, std::vector<Node> &templ, std::vector<Node> &iteration) {
+  std::vector<std::pair<Value *, DegenerateMask>> values;
+  std::vector<Event *> events;
+  auto collectValue = [&](Value &v, uint32_t, DegenerateMask mask) { values.emplace_back(&v, mask); };
+  auto collectEvent = [&](Event &e) { events.push_back(&e); };
+  visitSlots(iteration, 0, 0, collectValue, collectEvent);
+  size_t slot = 0, eventIndex = 0;
+  auto addValue = [&](Value &, uint32_t, DegenerateMask) {
+    folder.values[slot].add(*values[slot].first, values[slot].second);
+    ++slot;
+  };
+  auto mergeTiming = [&](Event &e) {
+    e.compute.merge(events[eventIndex]->compute);
+    e.duration.merge(events[eventIndex]->duration);
+    ++eventIndex;
+  };
+  visitSlots(templ, 0, 0, addValue, mergeTiming);
+  ++folder.iterations;
+}
+
+/// Writes the fitted models into the template; the loop is final afterwards.
+void materialize(Loop &loop, Folder &folder) {
+  size_t slot = 0;
+  auto setValue = [&](Value &v, uint32_t, DegenerateMask) { v = folder.values[slot++].model(); };
+  auto onEvent = [](Event &) {};
+  visitSlots(loop.body, 0, 0, setValue, onEvent);
+  soleValue(loop.iterations) = Expr(static_cast<int64_t>(folder.iterations));
+}
+
+size_t valueBytes(const Value &v) {
+  if (isText(v))
+    return sizeof(Value) + std::get<std::string>(v).capacity();
+  size_t b = sizeof(Value);
+  for (const auto &[monomial, c] : std::get<Expr>(v).terms()) {
+    b += 64 + monomial.size() * sizeof(monomial[0]);
+    for (const auto &[atom, e] : monomial)
+      if (atom.table)
+        b += atom.table->size() * sizeof(int64_t);
+  }
+  return b;
+}
+
+size_t nodeBytes(const Node &node) {
+  size_t b = sizeof(Node);
+  if (node.isEvent()) {
+    const Event &e = node.event();
+    b += e.op.capacity() + e.params.capacity() * sizeof(Param);
+    for (const Param &p : e.params)
+      b += p.name.capacity() + valueBytes(soleValue(p.value));
+  } else {
+    b += valueBytes(soleValue(node.loop().iterations));
+    for (const Node &n : node.loop().body)
+      b += nodeBytes(n);
+  }
+  return b;
+}
+
+} // namespace
+
+/// A sequence of nodes under construction, with on-line repetition detection.
+struct Sequence {
+  std::vector<Node> nodes;
+  std::vector<uint64_t> hashes;
+  std::vector<std::unique_ptr<Folder>> open; // marker-less loops that may still grow
+
+  bool empty() const { return nodes.empty(); }
+
+  void append(Node node, uint64_t hash, const CompressorOptions &opts) {
+    nodes.push_back(std::move(node));
+    hashes.push_back(hash);
+    open.emplace_back();
+    if (!opts.detectRepetition)
+      return;
+    // A fold makes a new last node, which may complete a longer pattern (PRSD).
+    while (tryExtend(opts.maxWindow) || tryFold(opts.maxWindow)) {
+    }
+  }
+
+  void materializeAt(size_t k) {
+    if (open[k]) {
+      materialize(nodes[k].loop(), *open[k]);
+      open[k].reset();
+    }
+  }
+
+  /// Closes every open loop and hands the nodes over.
+  std::vector<Node> take() {
+    for (size_t k = 0; k < nodes.size(); ++k)
+      materializeAt(k);
+    std::vector<Node> out = std::move(nodes);
+    clear();
+    return out;
+  }
+
+  void clear() {
+    nodes.clear();
+    hashes.clear();
+    open.clear();
+  }
+
+  size_t bytes() const {
+    size_t b = sizeof(*this) + hashes.capacity() * sizeof(uint64_t) + open.capacity() * sizeof(void *);
+    for (const Node &n : nodes)
+      b += nodeBytes(n);
+    for (const auto &f : open)
+      if (f) {
+        b += sizeof(Folder) + f->bodyHashes.capacity() * sizeof(uint64_t);
+        for (const ValueFitter &v : f->values)
+          b += v.bytes();
+      }
+    return b;
+  }
+
+private:
+  /// The last w nodes repeat the body of the open loop right before them.
+  bool tryExtend(size_t maxWindow) {
+    const size_t n = nodes.size();
+    for (size_t w = 1; w <= maxWindow && w < n; ++w) {
+      const size_t at = n - 1 - w;
+      if (!open[at] || nodes[at].loop().body.size() != w)
+        continue;
+      if (!std::equal(hashes.begin() + at + 1, hashes.end(), open[at]->bodyHashes.begin()))
+        continue;
+      std::span<const Node> tail(nodes.data() + at + 1, w);
+      if (!sameStructure(std::span<const Node>(nodes[at].loop().body), tail))
+        continue;
+      for (size_t k = at + 1; k < n; ++k)
+        materializeAt(k);
+      std::vector<Node> iteration(std::make_move_iterator(nodes.begin() + at + 1),
+                                  std::make_move_iterator(nodes.end()));
+      if (!accepts(*open[at], iteration)) {
+        std::move(iteration.begin(), iteration.end(), nodes.begin() + at + 1);
+        continue;
+      }
+      sampleIteration(*open[at], nodes[at].loop().body, iteration);
+      truncate(at + 1);
+      return true;
+    }
+    return false;
+  }
+
+  /// The last w nodes repeat the w nodes before them: fold both into a loop.
+  bool tryFold(size_t maxWindow) {
+    const size_t n = nodes.size();
+    for (size_t w = 1; w <= maxWindow && 2 * w <= n; ++w) {
+      const size_t first = n - 2 * w, second = n - w;
+      if (hashes[n - 1] != hashes[second - 1])
+        continue;
+      if (!std::equal(hashes.begin() + first, hashes.begin() + second, hashes.begin() + second))
+        continue;
+      if (!sameStructure(std::span<const Node>(nodes.data() + first, w),
+                         std::span<const Node>(nodes.data() + second, w)))
+        continue;
+      for (size_t k = first; k < n; ++k)
+        materializeAt(k);
+      std::vector<uint64_t> bodyHashes(hashes.begin() + first, hashes.begin() + second);
+      Loop loop;
+      loop.body.assign(std::make_move_iterator(nodes.begin() + first),
+                       std::make_move_iterator(nodes.begin() + second));
+      std::vector<Node> iteration(std::make_move_iterator(nodes.begin() + second),
+                                  std::make_move_iterator(nodes.end()));
+      uint64_t hash = loopHash(0, bodyHashes);
+      auto folder = startFolder(loop.body, std::move(bodyHashes));
+      if (!accepts(*folder, iteration)) {
+        std::move(loop.body.begin(), loop.body.end(), nodes.begin() + first);
+        std::move(iteration.begin(), iteration.end(), nodes.begin() + second);
+        continue;
+      }
+      loop.iterations = ElasticValue(Value(Expr(2)), RankList());
+      sampleIteration(*folder, loop.body, iteration);
+      truncate(first);
+      nodes.push_back(Node{RankList(), std::move(loop)});
+      hashes.push_back(hash);
+      open.push_back(std::move(folder));
+      return true;
+    }
+    return false;
+  }
+
+  void truncate(size_t size) {
+    nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(size), nodes.end());
+    hashes.resize(size);
+    open.resize(size);
+  }
+};
+
+/// An instrumented loop being recorded (or the root, the program itself).
+struct Frame {
+  uint64_t loopId = 0;
+  bool isRoot = false;
+  bool inIteration = false; ///< false before the first iter marker
+  Sequence iteration;       ///< the current iteration's nodes (root: the program)
+  std::optional<Node> run;  ///< equal-structure iterations folded so far
+  std::unique_ptr<Folder> runFolder;
+  uint64_t runHash = 0;
+};
+
+struct CompressorState {
+  CompressorOptions opts;
+  std::vector<Frame> frames;
+  uint64_t events = 0;
+
+  explicit CompressorState(CompressorOptions o) : opts(o) { reset(); }
+
+  void reset() {
+    frames.clear();
+    frames.emplace_back();
+    frames.back().isRoot = true;
+    frames.back().inIteration = true;
+  }
+
+  /// Where a node produced at frame `below` (exclusive) goes: the nearest
+  /// frame under it that is inside an iteration. Calls made between a loop's
+  /// enter and its first iteration (a loop condition) precede the loop.
+  Sequence &targetBelow(size_t below) {
+    for (size_t k = below; k-- > 0;)
+      if (frames[k].inIteration)
+        return frames[k].iteration;
+    return frames[0].iteration;
+  }
+
+  void append(Node node) {
+    uint64_t hash = structureHash(node);
+    targetBelow(frames.size()).append(std::move(node), hash, opts);
+  }
+
+  std::optional<size_t> findFrame(uint64_t loopId) const {
+    for (size_t k = frames.size(); k-- > 1;)
+      if (frames[k].loopId == loopId)
+        return k;
+    return std::nullopt;
+  }
+
+  void flushRun(size_t k) {
+    Frame &f = frames[k];
+    if (!f.run)
+      return;
+    materialize(f.run->loop(), *f.runFolder);
+    Node node = std::move(*f.run);
+    f.run.reset();
+    f.runFolder.reset();
+    targetBelow(k).append(std::move(node), f.runHash, opts);
+  }
+
+  /// Folds the current iteration into the loop's current run, or starts a new
+  /// run when its structure differs. Empty iterations are not counted.
+  void endIteration(size_t k) {
+    Frame &f = frames[k];
+    if (f.iteration.empty())
+      return;
+    std::vector<uint64_t> hashes = f.iteration.hashes;
+    std::vector<Node> body = f.iteration.take();
+    if (f.run && std::equal(hashes.begin(), hashes.end(), f.runFolder->bodyHashes.begin(),
+                            f.runFolder->bodyHashes.end()) &&
+        sameStructure(std::span<const Node>(f.run->loop().body), std::span<const Node>(body)) &&
+        accepts(*f.runFolder, body)) {
+      sampleIteration(*f.runFolder, f.run->loop().body, body);
+      return;
+    }
+    flushRun(k);
+    Frame &g = frames[k]; // flushRun does not reallocate frames, but be explicit
+    g.runHash = loopHash(g.loopId, hashes);
+    Loop loop;
+    loop.id = g.loopId;
+    loop.iterations = ElasticValue(Value(Expr(1)), RankList());
+    loop.body = std::move(body);
+    g.runFolder = startFolder(loop.body, std::move(hashes));
+    g.run = Node{RankList(), std::move(loop)};
+  }
+
+  void closeFrame() {
+    size_t k = frames.size() - 1;
+    if (frames[k].inIteration)
+      endIteration(k);
+    flushRun(k);
+    frames.pop_back();
+  }
+};
+
+namespace {
+
+/// Relative loop indices to absolute ones and rank lists on everything.
+void finalizeNodes(std::vector<Node> &nodes, uint32_t depth, const RankList &ranks) {
+  auto absolute = [depth](uint32_t relative) { return depth - 1 - relative; };
+  auto fix = [&](ElasticValue &ev) {
+    Value &v = soleValue(ev);
+    if (!isText(v) && std::get<Expr>(v).loopDepthUsed() > 0)
+      v = renameLoops(std::get<Expr>(v), absolute);
+    ev.entries().resize(1);
+    ev.entries().front().ranks = ranks;
+  };
+  for (Node &node : nodes) {
+    node.ranks = ranks;
+    if (node.isEvent()) {
+      for (Param &p : node.event().params)
+        fix(p.value);
+    } else {
+      fix(node.loop().iterations);
+      finalizeNodes(node.loop().body, depth + 1, ranks);
+    }
+  }
+}
+
+} // namespace
+} // namespace detail
+
+IntraRankCompressor::IntraRankCompressor(CompressorOptions opts)
+    : state_(std::make_unique<detail::CompressorState>(opts)) {}
+IntraRankCompressor::~IntraRankCompressor() = default;
+IntraRankCompressor::IntraRankCompressor(IntraRankCompressor &&) noexcept = default;
+IntraRankCompressor &IntraRankCompressor::operator=(IntraRankCompressor &&) noexcept = default;
+
+void IntraRankCompressor::loopEnter(uint64_t loopId) {
+  state_->frames.emplace_back();
+  state_->frames.back().loopId = loopId;
+}
+
+void IntraRankCompressor::loopIter(uint64_t loopId) {
+  auto k = state_->findFrame(loopId);
+  if (!k) {
+    loopEnter(loopId);
+    k = state_->frames.size() - 1;
+  }
+  while (state_->frames.size() - 1 > *k)
+    state_->closeFrame();
+  auto &frame = state_->frames[*k];
+  if (frame.inIteration)
+    state_->endIteration(*k);
+  state_->frames[*k].inIteration = true;
+}
+
+void IntraRankCompressor::loopExit(uint64_t loopId) {
+  auto k = state_->findFrame(loopId);
+  if (!k)
+    return;
+  while (state_->frames.size() > *k)
+    state_->closeFrame();
+}
+
+void IntraRankCompressor::event(sio::trace::Event ev) {
+  for (auto &p : ev.params)
+    detail::soleValue(p.value); // exactly one entry from here on
+  ++state_->events;
+  state_->append(sio::trace::Node{sio::trace::RankList(), std::move(ev)});
+}
+
+std::vector<sio::trace::Node> IntraRankCompressor::finish(int64_t rank, int64_t nranks) {
+  while (state_->frames.size() > 1)
+    state_->closeFrame();
+  std::vector<sio::trace::Node> nodes = state_->frames[0].iteration.take();
+  detail::finalizeNodes(nodes, 0, sio::trace::RankList::single(rank));
+  state_->reset();
+  state_->events = 0;
+  return nodes;
+}
+
+size_t IntraRankCompressor::approxBytes() const {
+  size_t b = sizeof(*state_);
+  for (const auto &f : state_->frames) {
+    b += sizeof(f) + f.iteration.bytes();
+    if (f.run)
+      b += detail::nodeBytes(*f.run);
+    if (f.runFolder)
+      for (const auto &v : f.runFolder->values)
+        b += v.bytes();
+  }
+  return b;
+}
+
+uint64_t IntraRankCompressor::eventCount() const { return state_->events; }
+
+} // namespace sio::rt

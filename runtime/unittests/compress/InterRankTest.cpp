@@ -1,0 +1,228 @@
+#include "Expand.h"
+#include "InterRank.h"
+#include "Recorder.h"
+
+#include <functional>
+#include <gtest/gtest.h>
+
+namespace sio::rt::test {
+namespace {
+
+using namespace sio::trace;
+
+struct RankRun {
+  Trace trace;
+  std::vector<FlatEvent> fed;
+};
+
+/// Runs `program` as rank r of n; `files` is the rank's file table (id = index).
+RankRun runRank(int64_t r, int64_t n, const std::function<void(Recorder &, int64_t, int64_t)> &program,
+                const std::vector<std::string> &files = {}) {
+  Recorder rec;
+  program(rec, r, n);
+  RankRun run;
+  run.trace.header.nranks = n;
+  for (size_t k = 0; k < files.size(); ++k)
+    run.trace.files.push_back({static_cast<int64_t>(k), {FileNamePart{files[k], std::nullopt, 0}}});
+  run.trace.body = rec.compressor.finish(r, n);
+  run.fed = rec.fed;
+  return run;
+}
+
+/// Binomial-tree merge as capture does it, then finalize; checks every rank
+/// replays exactly what it was fed.
+Trace mergeAll(const std::vector<RankRun> &runs, bool finalize = true) {
+  std::vector<Trace> level;
+  for (const RankRun &r : runs)
+    level.push_back(r.trace);
+  for (size_t step = 1; step < level.size(); step *= 2)
+    for (size_t k = 0; k + step < level.size(); k += 2 * step)
+      level[k] = mergeTraces(std::move(level[k]), std::move(level[k + step]));
+  Trace t = std::move(level[0]);
+  if (finalize)
+    finalizeMerged(t);
+  for (size_t r = 0; r < runs.size(); ++r)
+    EXPECT_EQ(expandRank(t, static_cast<int64_t>(r)), runs[r].fed) << "rank " << r;
+  return t;
+}
+
+const Value &value(const Node &node, std::string_view name) {
+  const Param *p = node.event().param(name);
+  EXPECT_NE(p, nullptr);
+  EXPECT_EQ(p->value.entries().size(), 1u) << name;
+  return p->value.entries().at(0).value;
+}
+
+void strongScaling(Recorder &rec, int64_t r, int64_t n) {
+  rec.event(makeFlat("MPI_File_open", 1, {{"file", 0}, {"amode", 9}}));
+  rec.enter(19);
+  for (int64_t i = 0; i < 3; ++i) {
+    rec.iter(19);
+    rec.write(r * (960 / n) + 960 * i, 2, 960 / n);
+  }
+  rec.exit(19);
+  rec.event(makeFlat("MPI_Barrier", 3, {}));
+  rec.enter(23);
+  for (int64_t i = 0; i < 5; ++i) {
+    rec.iter(23);
+    rec.event(makeFlat("MPI_File_read_at", 4, {{"fh", 0}, {"offset", 320 * r + 64 * i}, {"count", 64}}));
+  }
+  rec.exit(23);
+  rec.event(makeFlat("MPI_File_close", 5, {{"fh", 0}}));
+}
+
+TEST(InterRank, SeedTable1MergesTo240RankPlus960I) {
+  std::vector<RankRun> runs;
+  for (int64_t r = 0; r < 4; ++r)
+    runs.push_back(runRank(r, 4, strongScaling, {"data/strong.dat"}));
+  Trace t = mergeAll(runs);
+  ASSERT_EQ(t.body.size(), 5u);
+  for (const Node &node : t.body)
+    EXPECT_EQ(node.ranks, RankList::all(4));
+  const Node &write = t.body[1].loop().body.at(0);
+  EXPECT_EQ(std::get<Expr>(value(write, "offset")), Expr(240) * Expr::rank() + Expr(960) * Expr::loopIndex(0));
+  EXPECT_EQ(std::get<Expr>(value(write, "count")), Expr(240));
+  const Node &read = t.body[3].loop().body.at(0);
+  EXPECT_EQ(std::get<Expr>(value(read, "offset")), Expr(320) * Expr::rank() + Expr(64) * Expr::loopIndex(0));
+  ASSERT_EQ(t.files.size(), 1u);
+  EXPECT_EQ(t.files[0].nameFor(2, 4), "data/strong.dat");
+}
+
+class EqualStructure : public ::testing::TestWithParam<int64_t> {};
+
+TEST_P(EqualStructure, BecomesOneNodePerEventWithFullRankList) {
+  const int64_t n = GetParam();
+  std::vector<RankRun> runs;
+  for (int64_t r = 0; r < n; ++r)
+    runs.push_back(runRank(r, n, strongScaling, {"data/strong.dat"}));
+  Trace t = mergeAll(runs);
+  EXPECT_EQ(countNodes(t.body), countNodes(runs[0].trace.body));
+  for (const Node &node : t.body)
+    EXPECT_EQ(node.ranks.str(), "0-" + std::to_string(n - 1));
+}
+INSTANTIATE_TEST_SUITE_P(Ranks, EqualStructure, ::testing::Values(4, 8, 16));
+
+TEST(InterRank, DivergentEventOfRankZeroIsKept) {
+  auto program = [](Recorder &rec, int64_t r, int64_t n) {
+    rec.event(makeFlat("MPI_File_open", 1, {{"file", 0}}));
+    if (r == 0)
+      rec.event(makeFlat("MPI_File_write_at", 9, {{"fh", 0}, {"offset", 0}, {"count", 16}}));
+    rec.enter(7);
+    for (int i = 0; i < 4; ++i) {
+      rec.iter(7);
+      rec.write(16 + 64 * (4 * r + i));
+    }
+    rec.exit(7);
+    rec.event(makeFlat("MPI_File_close", 5, {{"fh", 0}}));
+  };
+  std::vector<RankRun> runs;
+  for (int64_t r = 0; r < 16; ++r)
+    runs.push_back(runRank(r, 16, program, {"out.dat"}));
+  Trace t = mergeAll(runs);
+  ASSERT_EQ(t.body.size(), 4u);
+  EXPECT_EQ(t.body[1].ranks, RankList::single(0));
+  EXPECT_EQ(t.body[2].ranks, RankList::all(16));
+  EXPECT_EQ(std::get<Expr>(value(t.body[2].loop().body.at(0), "offset")),
+            Expr(16) + Expr(256) * Expr::rank() + Expr(64) * Expr::loopIndex(0));
+}
+
+TEST(InterRank, DifferentLoopBodiesMergeWithPerRankNodesInside) {
+  auto program = [](Recorder &rec, int64_t r, int64_t) {
+    rec.enter(7);
+    for (int i = 0; i < 3 + r; ++i) {
+      rec.iter(7);
+      rec.write(64 * i);
+      if (r % 2)
+        rec.event(makeFlat("fsync", 2, {{"fd", 3}}));
+    }
+    rec.exit(7);
+  };
+  std::vector<RankRun> runs;
+  for (int64_t r = 0; r < 4; ++r)
+    runs.push_back(runRank(r, 4, program));
+  Trace t = mergeAll(runs);
+  ASSERT_EQ(t.body.size(), 1u);
+  EXPECT_EQ(std::get<Expr>(t.body[0].loop().iterations.entries().at(0).value), Expr(3) + Expr::rank());
+}
+
+std::string mergedFileFormat(int64_t n, const std::function<std::string(int64_t)> &nameOf) {
+  auto program = [](Recorder &rec, int64_t, int64_t) {
+    rec.event(makeFlat("open", 1, {{"file", 0}, {"flags", 66}}));
+    rec.event(makeFlat("write", 2, {{"fd", 3}, {"count", 100}}));
+  };
+  std::vector<RankRun> runs;
+  for (int64_t r = 0; r < n; ++r)
+    runs.push_back(runRank(r, n, program, {nameOf(r)}));
+  Trace t = mergeAll(runs);
+  EXPECT_EQ(t.files.size(), 1u);
+  EXPECT_EQ(t.body.size(), 2u);
+  if (t.files.empty() || t.body.empty())
+    return "";
+  EXPECT_EQ(std::get<Expr>(value(t.body[0], "file")), Expr(t.files[0].id));
+  for (int64_t r = 0; r < n; ++r)
+    EXPECT_EQ(t.files[0].nameFor(r, n), nameOf(r));
+  return t.files[0].formatStr();
+}
+
+TEST(InterRank, FileNamesNToN) {
+  EXPECT_EQ(mergedFileFormat(16, [](int64_t r) { return "/dir0/file_" + std::to_string(r); }), "/dir0/file_<rank>");
+}
+
+TEST(InterRank, FileNamesNToNOverN) {
+  std::string format = mergedFileFormat(16, [](int64_t r) { return "/dir0/file_" + std::to_string(r / 4); });
+  EXPECT_NE(format.find("rank % 4"), std::string::npos) << format;
+}
+
+TEST(InterRank, FileNamesZeroPadded) {
+  EXPECT_EQ(mergedFileFormat(16,
+                             [](int64_t r) {
+                               char buf[32];
+                               std::snprintf(buf, sizeof buf, "out_%04d.h5", static_cast<int>(r));
+                               return std::string(buf);
+                             }),
+            "out_<rank:04>.h5");
+}
+
+TEST(InterRank, SharedFileStaysOneLiteralName) {
+  EXPECT_EQ(mergedFileFormat(8, [](int64_t) { return "shared_2024.dat"; }), "shared_2024.dat");
+}
+
+TEST(InterRank, RotatedRankModelIsFitted) {
+  auto program = [](Recorder &rec, int64_t r, int64_t n) { rec.write(((r + 1) % n) * 64); };
+  std::vector<RankRun> runs;
+  for (int64_t r = 0; r < 8; ++r)
+    runs.push_back(runRank(r, 8, program));
+  Trace t = mergeAll(runs);
+  ASSERT_EQ(t.body.size(), 1u);
+  EXPECT_EQ(std::get<Expr>(value(t.body[0], "offset")),
+            Expr::mod(Expr::rank() + Expr(1), Expr::nranks()) * Expr(64));
+}
+
+TEST(InterRank, UnfittableValuesStayAsRankEntries) {
+  auto program = [](Recorder &rec, int64_t r, int64_t) { rec.write(r * r * 8); };
+  std::vector<RankRun> runs;
+  for (int64_t r = 0; r < 6; ++r)
+    runs.push_back(runRank(r, 6, program));
+  Trace t = mergeAll(runs);
+  EXPECT_EQ(t.body.at(0).event().param("offset")->value.entries().size(), 6u);
+}
+
+TEST(InterRank, MergeIsDeterministic) {
+  std::vector<RankRun> runs;
+  for (int64_t r = 0; r < 8; ++r)
+    runs.push_back(runRank(r, 8, strongScaling, {"data/strong.dat"}));
+  Trace a = mergeAll(runs), b = mergeAll(runs);
+  EXPECT_EQ(serializeTrace(a), serializeTrace(b));
+}
+
+TEST(InterRank, SerializedPerRankTraceMergesLikeTheOriginal) {
+  std::vector<RankRun> runs;
+  for (int64_t r = 0; r < 4; ++r)
+    runs.push_back(runRank(r, 4, strongScaling, {"data/strong.dat"}));
+  Trace direct = mergeTraces(runs[0].trace, runs[1].trace);
+  Trace shipped = mergeTraces(runs[0].trace, deserializeTrace(serializeTrace(runs[1].trace)));
+  EXPECT_EQ(serializeTrace(direct), serializeTrace(shipped));
+}
+
+} // namespace
+} // namespace sio::rt::test
