@@ -94,6 +94,8 @@ Expr Expr::mod(const Expr &lhs, const Expr &rhs) {
   if (l && r) {
     if (*r == 0)
       throw std::invalid_argument("modulo by zero");
+    if (*r == -1) // INT64_MIN % -1 traps on x86
+      return Expr(0);
     return Expr(*l % *r);
   }
   if (lhs.isConstant() && lhs.terms_.empty())
@@ -150,6 +152,11 @@ Expr Expr::operator-() const {
 Expr operator-(const Expr &a, const Expr &b) { return a + (-b); }
 
 Expr operator*(const Expr &a, const Expr &b) {
+  // Products of sums multiply term counts; a trace never needs many terms, and
+  // a hostile formula must not take unbounded time or memory.
+  constexpr size_t kMaxTerms = 4096;
+  if (a.terms_.size() * b.terms_.size() > kMaxTerms)
+    throw ArithmeticOverflow();
   Expr r;
   for (const auto &[ma, ca] : a.terms_)
     for (const auto &[mb, cb] : b.terms_)
@@ -238,6 +245,8 @@ std::optional<Rational> evalAtom(const Atom &atom, const ExprEnv &env) {
     auto l = atom.lhs->evaluate(env), r = atom.rhs->evaluate(env);
     if (!l || !r || *r == 0)
       return std::nullopt;
+    if (*r == -1) // INT64_MIN % -1 traps on x86
+      return Rational(0);
     return Rational(*l % *r);
   }
   case Atom::Kind::Table: {

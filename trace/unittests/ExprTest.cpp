@@ -98,3 +98,13 @@ TEST(Expr, Queries) {
   EXPECT_FALSE(Expr::parse("1/2").constantValue());
   EXPECT_FALSE(eval(e, 0, 1, {1})) << "missing loop index yields no value";
 }
+
+TEST(Expr, HostileFormulasFailCleanly) {
+  EXPECT_EQ(Expr::parse("(-9223372036854775807 - 1) % -1"), Expr(0)) << "INT64_MIN % -1 must not trap";
+  EXPECT_EQ(Expr::parse("(rank % -1) + 1").evaluate({INT64_MIN, 1, {}}), 1);
+  std::string blowup = "(rank + i0 + i1 + i2 + i3 + i4 + i5 + i6 + 1)";
+  std::string text = blowup;
+  for (int k = 0; k < 6; ++k)
+    text += "*" + blowup;
+  EXPECT_THROW(Expr::parse(text), std::invalid_argument) << "term explosion is refused";
+}

@@ -76,6 +76,7 @@ struct Event {
 
   const Param *param(std::string_view name) const;
   Param *param(std::string_view name);
+  friend bool operator==(const Event &, const Event &) = default;
 };
 
 struct Node;
@@ -86,6 +87,7 @@ struct Loop {
   uint64_t id = 0;         ///< plugin loop id; 0 = found on line by the runtime
   ElasticValue iterations; ///< may depend on rank, nranks and outer indices
   std::vector<Node> body;
+  friend bool operator==(const Loop &, const Loop &);
 };
 
 /// An event or a loop, executed by the ranks in `ranks` in sequence order.
@@ -99,7 +101,12 @@ struct Node {
   const Event &event() const { return std::get<Event>(item); }
   Loop &loop() { return std::get<Loop>(item); }
   const Loop &loop() const { return std::get<Loop>(item); }
+  friend bool operator==(const Node &, const Node &) = default;
 };
+
+inline bool operator==(const Loop &a, const Loop &b) {
+  return a.id == b.id && a.iterations == b.iterations && a.body == b.body;
+}
 
 /// A call site recorded by the plugin.
 struct SiteInfo {
@@ -110,6 +117,7 @@ struct SiteInfo {
   std::string function;
   std::string callee;
   uint64_t loop = 0; ///< innermost enclosing instrumented loop, 0 if none
+  friend bool operator==(const SiteInfo &, const SiteInfo &) = default;
 };
 
 /// A loop recorded by the plugin.
@@ -120,6 +128,7 @@ struct LoopInfo {
   uint32_t column = 0;
   std::string function;
   uint64_t parent = 0;
+  friend bool operator==(const LoopInfo &, const LoopInfo &) = default;
 };
 
 /// A piece of a file name: literal text, or an integer field printed with
@@ -157,6 +166,7 @@ struct ObjectEntry {
 struct FormatVersion {
   uint32_t major = 1;
   uint32_t minor = 0;
+  friend bool operator==(const FormatVersion &, const FormatVersion &) = default;
 };
 
 struct TraceHeader {
@@ -169,6 +179,7 @@ struct TraceHeader {
   uint64_t droppedEvents = 0;
   std::vector<std::string> notes;       ///< why incomplete; other remarks
   std::map<std::string, std::string> metadata; ///< host, start time, inputs, ...
+  friend bool operator==(const TraceHeader &, const TraceHeader &) = default;
 };
 
 struct Trace {
@@ -180,6 +191,10 @@ struct Trace {
   std::vector<ObjectEntry> comms;
   std::vector<ObjectEntry> infos;
   std::vector<Node> body;
+
+  /// Exact equality of everything, timing included (see Diff.h for the
+  /// structural comparison the tools use).
+  friend bool operator==(const Trace &, const Trace &) = default;
 
   const SiteInfo *site(uint64_t id) const;
   const LoopInfo *loopInfo(uint64_t id) const;

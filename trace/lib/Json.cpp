@@ -1,0 +1,1069 @@
+// The JSON form of a trace (docs/trace-format.md): writer and validating reader.
+//
+// The reader treats its input as untrusted: every field is checked for
+// presence, type and range before it reaches the trace model, so that the
+// model's own invariants (disjoint rank lists, exact formulas, consistent
+// timing statistics) hold for any trace that reads without error. All errors
+// are TraceErrors naming the file and the JSON pointer of the bad field.
+#include "sio/trace/Json.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <new>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+namespace sio::trace {
+
+using OJson = nlohmann::ordered_json;
+
+TraceError::TraceError(std::string file, std::string jsonPath, const std::string &message)
+    : std::runtime_error(file + ": " + (jsonPath.empty() ? "" : jsonPath + ": ") + message),
+      file_(std::move(file)), jsonPath_(std::move(jsonPath)) {}
+
+namespace {
+
+constexpr const char *kFormatName = "sio-trace";
+/// JSON nesting allowed in a trace file; a loop level costs two (node, body).
+constexpr int kMaxJsonDepth = 256;
+/// Parenthesis/bracket nesting allowed inside a formula string, so that a
+/// hostile formula cannot exhaust the stack of a recursive-descent parser.
+constexpr int kMaxFormulaDepth = 64;
+/// MPI ranks are C ints.
+constexpr int64_t kMaxRanks = std::numeric_limits<int32_t>::max();
+constexpr size_t kMaxRankDims = 16;
+/// Rank sets up to this size are checked by enumeration (RankList's own
+/// limit for materializing a set).
+constexpr int64_t kMaxCheckedRanks = int64_t(1) << 24;
+
+//===----------------------------------------------------------------------===//
+// Writer
+//===----------------------------------------------------------------------===//
+
+OJson exprJson(const Expr &e) {
+  if (auto c = e.constantValue())
+    return *c;
+  return e.str();
+}
+
+OJson valueJson(const Value &v) {
+  if (const auto *s = std::get_if<std::string>(&v)) {
+    OJson o = OJson::object();
+    o["string"] = *s;
+    return o;
+  }
+  return exprJson(std::get<Expr>(v));
+}
+
+OJson ranksJson(const RankList &ranks) {
+  OJson out = OJson::array();
+  for (const RankBlock &b : ranks.blocks()) {
+    OJson o = OJson::object();
+    o["start"] = b.start;
+    if (b.dims.size() == 1) {
+      o["stride"] = b.dims[0].stride;
+      o["count"] = b.dims[0].count;
+    } else if (!b.dims.empty()) {
+      OJson dims = OJson::array();
+      for (const RankDim &d : b.dims)
+        dims.push_back(OJson{{"stride", d.stride}, {"count", d.count}});
+      o["dims"] = std::move(dims);
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+/// A value that holds for every rank of its node is written bare; anything
+/// else as the list of (ranks, value) entries.
+OJson elasticJson(const ElasticValue &ev, const RankList &nodeRanks) {
+  if (ev.entries().size() == 1 && ev.entries()[0].ranks == nodeRanks)
+    return valueJson(ev.entries()[0].value);
+  OJson out = OJson::array();
+  for (const ElasticEntry &e : ev.entries()) {
+    OJson o = OJson::object();
+    o["ranks"] = ranksJson(e.ranks);
+    o["value"] = valueJson(e.value);
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+OJson statsJson(const TimingStats &s) {
+  OJson o = OJson::object();
+  o["count"] = s.count();
+  o["min_ns"] = s.min();
+  o["max_ns"] = s.max();
+  o["mean_ns"] = s.mean();
+  o["var_ns2"] = s.variance();
+  o["sum_ns"] = s.sum();
+  o["sumsq_ns2"] = s.sumOfSquares();
+  OJson hist = OJson::array();
+  for (int b = 0; b < TimingStats::kBins; ++b)
+    if (uint64_t n = s.histogram()[size_t(b)])
+      hist.push_back(OJson::array({b, n}));
+  o["hist"] = std::move(hist);
+  return o;
+}
+
+OJson objectJson(const ObjectEntry &e) {
+  OJson o = OJson::object();
+  o["id"] = e.id;
+  o["kind"] = e.kind;
+  if (!e.name.empty())
+    o["name"] = e.name;
+  if (!e.fields.empty()) {
+    OJson f = OJson::object();
+    for (const auto &[name, values] : e.fields) {
+      OJson arr = OJson::array();
+      for (const Expr &v : values)
+        arr.push_back(exprJson(v));
+      f[name] = std::move(arr);
+    }
+    o["fields"] = std::move(f);
+  }
+  if (!e.strings.empty()) {
+    OJson s = OJson::object();
+    for (const auto &[k, v] : e.strings)
+      s[k] = v;
+    o["strings"] = std::move(s);
+  }
+  return o;
+}
+
+OJson bodyJson(const std::vector<Node> &body);
+
+OJson nodeJson(const Node &node) {
+  OJson o = OJson::object();
+  if (node.isEvent()) {
+    const Event &ev = node.event();
+    o["event"] = ev.op;
+    o["layer"] = std::string(layerName(ev.layer));
+    if (ev.site)
+      o["site"] = formatId(ev.site);
+    o["inner"] = ev.inner;
+    o["ranks"] = ranksJson(node.ranks);
+    OJson params = OJson::object();
+    for (const Param &p : ev.params)
+      params[p.name] = elasticJson(p.value, node.ranks);
+    o["params"] = std::move(params);
+    if (ev.compute.count())
+      o["compute"] = statsJson(ev.compute);
+    if (ev.duration.count())
+      o["duration"] = statsJson(ev.duration);
+  } else {
+    const Loop &loop = node.loop();
+    if (loop.id)
+      o["loop"] = formatId(loop.id);
+    else
+      o["loop"] = 0;
+    o["ranks"] = ranksJson(node.ranks);
+    o["iterations"] = elasticJson(loop.iterations, node.ranks);
+    o["body"] = bodyJson(loop.body);
+  }
+  return o;
+}
+
+OJson bodyJson(const std::vector<Node> &body) {
+  OJson out = OJson::array();
+  for (const Node &n : body)
+    out.push_back(nodeJson(n));
+  return out;
+}
+
+OJson traceJson(const Trace &t) {
+  const TraceHeader &h = t.header;
+  OJson o = OJson::object();
+  o["format"] = kFormatName;
+  o["version"] = std::to_string(kFormatVersion.major) + "." + std::to_string(kFormatVersion.minor);
+  o["generator"] = h.generator;
+  o["program"] = h.program;
+  o["command_line"] = h.commandLine;
+  o["nranks"] = h.nranks;
+  o["complete"] = h.complete;
+  o["dropped_events"] = h.droppedEvents;
+  o["notes"] = h.notes;
+  OJson meta = OJson::object();
+  for (const auto &[k, v] : h.metadata)
+    meta[k] = v;
+  o["metadata"] = std::move(meta);
+
+  OJson sites = OJson::array();
+  for (const SiteInfo &s : t.sites) {
+    OJson j = OJson::object();
+    j["id"] = formatId(s.id);
+    j["file"] = s.file;
+    j["line"] = s.line;
+    j["column"] = s.column;
+    j["function"] = s.function;
+    j["callee"] = s.callee;
+    if (s.loop)
+      j["loop"] = formatId(s.loop);
+    sites.push_back(std::move(j));
+  }
+  o["sites"] = std::move(sites);
+
+  OJson loops = OJson::array();
+  for (const LoopInfo &l : t.loops) {
+    OJson j = OJson::object();
+    j["id"] = formatId(l.id);
+    j["file"] = l.file;
+    j["line"] = l.line;
+    j["column"] = l.column;
+    j["function"] = l.function;
+    if (l.parent)
+      j["parent"] = formatId(l.parent);
+    loops.push_back(std::move(j));
+  }
+  o["loops"] = std::move(loops);
+
+  OJson files = OJson::array();
+  for (const FileEntry &f : t.files) {
+    OJson j = OJson::object();
+    j["id"] = f.id;
+    j["format"] = f.formatStr();
+    OJson parts = OJson::array();
+    for (const FileNamePart &p : f.name) {
+      OJson pj = OJson::object();
+      if (p.field) {
+        pj["field"] = exprJson(*p.field);
+        if (p.width)
+          pj["width"] = p.width;
+      } else {
+        pj["text"] = p.text;
+      }
+      parts.push_back(std::move(pj));
+    }
+    j["name"] = std::move(parts);
+    files.push_back(std::move(j));
+  }
+  o["files"] = std::move(files);
+
+  for (auto [key, table] : {std::pair{"datatypes", &t.datatypes}, std::pair{"comms", &t.comms},
+                            std::pair{"infos", &t.infos}}) {
+    OJson arr = OJson::array();
+    for (const ObjectEntry &e : *table)
+      arr.push_back(objectJson(e));
+    o[key] = std::move(arr);
+  }
+  o["body"] = bodyJson(t.body);
+  return o;
+}
+
+//===----------------------------------------------------------------------===//
+// Reader
+//===----------------------------------------------------------------------===//
+
+/// JSON pointer escaping (RFC 6901).
+std::string pointerKey(std::string_view key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string at(const std::string &path, std::string_view key) { return path + "/" + pointerKey(key); }
+std::string at(const std::string &path, size_t index) { return path + "/" + std::to_string(index); }
+
+std::string describe(const OJson &j) {
+  if (j.is_number_float())
+    return "a number with a fraction";
+  if (j.is_number_integer())
+    return "an integer";
+  if (j.is_string())
+    return "a string";
+  if (j.is_boolean())
+    return "a boolean";
+  if (j.is_null())
+    return "null";
+  if (j.is_array())
+    return "an array";
+  return "an object";
+}
+
+/// Deepest bracket nesting outside of strings; scanned before parsing so that
+/// a hostile file is refused before any recursive code sees it.
+int jsonDepth(std::string_view text) {
+  int depth = 0, maxDepth = 0;
+  bool inString = false, escaped = false;
+  for (char c : text) {
+    if (inString) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      maxDepth = std::max(maxDepth, ++depth);
+      if (maxDepth > kMaxJsonDepth)
+        return maxDepth;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return maxDepth;
+}
+
+int formulaDepth(std::string_view text) {
+  int depth = 0, maxDepth = 0;
+  for (char c : text) {
+    if (c == '(' || c == '[')
+      maxDepth = std::max(maxDepth, ++depth);
+    else if (c == ')' || c == ']')
+      --depth;
+  }
+  return maxDepth;
+}
+
+/// Whether the nested-RSD block names each of its ranks once. Sorted by
+/// stride, each dimension must step over everything the finer ones span (the
+/// mixed-radix form RankList produces); other shapes are checked by
+/// enumeration when small.
+bool blockIsDistinct(const RankBlock &b) {
+  std::vector<RankDim> dims = b.dims;
+  std::sort(dims.begin(), dims.end(), [](const RankDim &x, const RankDim &y) { return x.stride < y.stride; });
+  WideInt span = 0;
+  bool nested = true;
+  for (const RankDim &d : dims) {
+    if (d.count > 1 && WideInt(d.stride) <= span) {
+      nested = false;
+      break;
+    }
+    span += WideInt(d.stride) * (d.count - 1);
+  }
+  if (nested)
+    return true;
+  WideInt size = 1;
+  for (const RankDim &d : dims)
+    size *= d.count;
+  if (size > (1 << 16))
+    return false;
+  std::vector<int64_t> points{b.start};
+  for (const RankDim &d : dims) {
+    std::vector<int64_t> next;
+    next.reserve(points.size() * size_t(d.count));
+    for (int64_t p : points)
+      for (int64_t j = 0; j < d.count; ++j)
+        next.push_back(p + d.stride * j);
+    points = std::move(next);
+  }
+  std::sort(points.begin(), points.end());
+  return std::adjacent_find(points.begin(), points.end()) == points.end();
+}
+
+/// Whether Expr::str() can print `e`: a coefficient of -2^63 has no
+/// printable magnitude, and everything the reader accepts must be writable.
+bool printable(const Expr &e) {
+  for (const auto &[mono, coef] : e.terms()) {
+    if (coef.num() == std::numeric_limits<int64_t>::min())
+      return false;
+    for (const auto &[atom, exp] : mono)
+      if ((atom.lhs && !printable(*atom.lhs)) || (atom.rhs && !printable(*atom.rhs)))
+        return false;
+  }
+  return true;
+}
+
+class Reader {
+public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  Trace read(const std::string &text);
+
+private:
+  [[noreturn]] void fail(const std::string &path, const std::string &message) const {
+    throw TraceError(file_, path, message);
+  }
+
+  const OJson &require(const OJson &obj, const std::string &path, std::string_view key) const {
+    auto it = obj.find(key);
+    if (it == obj.end())
+      fail(at(path, key), "missing required field");
+    return *it;
+  }
+  static const OJson *optional(const OJson &obj, std::string_view key) {
+    auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+  }
+
+  void expectObject(const OJson &j, const std::string &path) const {
+    if (!j.is_object())
+      fail(path, "expected an object, found " + describe(j));
+  }
+  void expectArray(const OJson &j, const std::string &path) const {
+    if (!j.is_array())
+      fail(path, "expected an array, found " + describe(j));
+  }
+  std::string getString(const OJson &j, const std::string &path) const {
+    if (!j.is_string())
+      fail(path, "expected a string, found " + describe(j));
+    return j.get<std::string>();
+  }
+  bool getBool(const OJson &j, const std::string &path) const {
+    if (!j.is_boolean())
+      fail(path, "expected a boolean, found " + describe(j));
+    return j.get<bool>();
+  }
+  int64_t getInt(const OJson &j, const std::string &path, int64_t lo = std::numeric_limits<int64_t>::min(),
+                 int64_t hi = std::numeric_limits<int64_t>::max()) const {
+    if (!j.is_number_integer())
+      fail(path, "expected an integer, found " + describe(j));
+    int64_t v;
+    if (j.is_number_unsigned()) {
+      uint64_t u = j.get<uint64_t>();
+      if (u > uint64_t(std::numeric_limits<int64_t>::max()))
+        fail(path, "integer " + std::to_string(u) + " is out of range");
+      v = int64_t(u);
+    } else {
+      v = j.get<int64_t>();
+    }
+    if (v < lo || v > hi)
+      fail(path, "integer " + std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " +
+                     std::to_string(hi) + "]");
+    return v;
+  }
+  uint64_t getUnsigned(const OJson &j, const std::string &path) const {
+    if (!j.is_number_integer() || (!j.is_number_unsigned() && j.get<int64_t>() < 0))
+      fail(path, "expected a non-negative integer, found " + describe(j));
+    return j.get<uint64_t>();
+  }
+  double getNumber(const OJson &j, const std::string &path) const {
+    if (!j.is_number())
+      fail(path, "expected a number, found " + describe(j));
+    return j.get<double>();
+  }
+  /// A "0x..." id; `allowZero` also accepts the integer 0 (no id).
+  uint64_t getId(const OJson &j, const std::string &path, bool allowZero) const {
+    if (allowZero && j.is_number_integer() && !j.is_number_float() && j.get<int64_t>() == 0)
+      return 0;
+    if (!j.is_string())
+      fail(path, "expected an id string \"0x<16 hex digits>\", found " + describe(j));
+    std::string s = j.get<std::string>();
+    auto id = parseId(s);
+    if (!id)
+      fail(path, "malformed id \"" + s + "\" (expected \"0x<16 hex digits>\")");
+    return *id;
+  }
+  std::vector<std::string> getStrings(const OJson &j, const std::string &path) const {
+    expectArray(j, path);
+    std::vector<std::string> out;
+    for (size_t i = 0; i < j.size(); ++i)
+      out.push_back(getString(j[i], at(path, i)));
+    return out;
+  }
+
+  /// An integer or a formula; `loopDepth` is the number of loop indices in scope.
+  Expr getExpr(const OJson &j, const std::string &path, uint32_t loopDepth) const;
+  Value getValue(const OJson &j, const std::string &path, uint32_t loopDepth) const;
+  RankList getRanks(const OJson &j, const std::string &path) const;
+  RankList parseRanks(const OJson &j, const std::string &path) const;
+  ElasticValue getElastic(const OJson &j, const std::string &path, const RankList &nodeRanks,
+                          uint32_t loopDepth) const;
+  /// The entries' rank lists are disjoint and cover exactly the node's ranks.
+  void checkPartition(const ElasticValue &ev, const RankList &nodeRanks, const std::string &path) const;
+  TimingStats getStats(const OJson &j, const std::string &path) const;
+  ObjectEntry getObject(const OJson &j, const std::string &path) const;
+  std::vector<Node> getBody(const OJson &j, const std::string &path, const RankList *enclosing,
+                            uint32_t loopDepth) const;
+  Node getNode(const OJson &j, const std::string &path, const RankList *enclosing, uint32_t loopDepth) const;
+  void checkReference(const Param &p, const std::string &path) const;
+
+  std::string file_;
+  int64_t nranks_ = 1;
+  std::set<int64_t> fileIds_, datatypeIds_;
+  mutable std::map<std::string, RankList> rankCache_;
+};
+
+Expr Reader::getExpr(const OJson &j, const std::string &path, uint32_t loopDepth) const {
+  if (j.is_number_integer()) {
+    int64_t v = getInt(j, path);
+    if (v == std::numeric_limits<int64_t>::min())
+      fail(path, "integer " + std::to_string(v) + " is out of range");
+    return Expr(v);
+  }
+  if (!j.is_string())
+    fail(path, "expected an integer or a formula string, found " + describe(j));
+  std::string text = j.get<std::string>();
+  if (formulaDepth(text) > kMaxFormulaDepth)
+    fail(path, "formula nests deeper than " + std::to_string(kMaxFormulaDepth) + " levels");
+  Expr e;
+  try {
+    e = Expr::parse(text);
+  } catch (const std::bad_alloc &) {
+    throw;
+  } catch (const std::exception &ex) {
+    // Expr::parse names the formula and the column itself.
+    std::string what = ex.what();
+    fail(path, what.find("formula") != std::string::npos ? what : "bad formula \"" + text + "\": " + what);
+  }
+  if (!printable(e))
+    fail(path, "formula \"" + text + "\" has a coefficient out of range");
+  if (e.loopDepthUsed() > loopDepth)
+    fail(path, "formula \"" + text + "\" uses loop index i" + std::to_string(e.loopDepthUsed() - 1) + " but only " +
+                   std::to_string(loopDepth) + " loop(s) enclose it");
+  return e;
+}
+
+Value Reader::getValue(const OJson &j, const std::string &path, uint32_t loopDepth) const {
+  if (j.is_object()) {
+    if (j.size() != 1 || !j.contains("string"))
+      fail(path, "expected {\"string\": ...} for a string value");
+    return getString(j["string"], at(path, "string"));
+  }
+  return getExpr(j, path, loopDepth);
+}
+
+RankList Reader::getRanks(const OJson &j, const std::string &path) const {
+  // Most nodes of a trace share a few rank lists; validating and
+  // canonicalizing each once keeps million-rank traces fast to read.
+  std::string key = j.dump();
+  if (auto it = rankCache_.find(key); it != rankCache_.end())
+    return it->second;
+  RankList ranks = parseRanks(j, path);
+  rankCache_.emplace(std::move(key), ranks);
+  return ranks;
+}
+
+RankList Reader::parseRanks(const OJson &j, const std::string &path) const {
+  expectArray(j, path);
+  if (j.empty())
+    fail(path, "empty rank list");
+  std::vector<RankBlock> blocks;
+  WideInt total = 0;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string bp = at(path, i);
+    const OJson &bj = j[i];
+    expectObject(bj, bp);
+    RankBlock b;
+    b.start = getInt(require(bj, bp, "start"), at(bp, "start"), 0, kMaxRanks);
+    if (b.start >= nranks_)
+      fail(at(bp, "start"), "rank " + std::to_string(b.start) + " is not below nranks = " + std::to_string(nranks_));
+    const OJson *stride = optional(bj, "stride");
+    const OJson *count = optional(bj, "count");
+    const OJson *dims = optional(bj, "dims");
+    if (dims && (stride || count))
+      fail(bp, "a rank block has either \"stride\"/\"count\" or \"dims\", not both");
+    if (stride || count) {
+      RankDim d;
+      d.stride = stride ? getInt(*stride, at(bp, "stride"), 1, kMaxRanks) : 1;
+      d.count = getInt(require(bj, bp, "count"), at(bp, "count"), 1, kMaxRanks);
+      b.dims.push_back(d);
+    } else if (dims) {
+      const std::string dp = at(bp, "dims");
+      expectArray(*dims, dp);
+      if (dims->size() > kMaxRankDims)
+        fail(dp, "more than " + std::to_string(kMaxRankDims) + " dimensions");
+      for (size_t k = 0; k < dims->size(); ++k) {
+        const std::string kp = at(dp, k);
+        const OJson &dj = (*dims)[k];
+        expectObject(dj, kp);
+        RankDim d;
+        d.stride = getInt(require(dj, kp, "stride"), at(kp, "stride"), 1, kMaxRanks);
+        d.count = getInt(require(dj, kp, "count"), at(kp, "count"), 1, kMaxRanks);
+        b.dims.push_back(d);
+      }
+    }
+    WideInt last = b.start, size = 1;
+    for (const RankDim &d : b.dims) {
+      last += WideInt(d.stride) * (d.count - 1);
+      size *= d.count;
+      if (size > nranks_)
+        break;
+    }
+    if (last >= nranks_ || size > nranks_)
+      fail(bp, "rank block reaches beyond nranks = " + std::to_string(nranks_));
+    if (!blockIsDistinct(b))
+      fail(bp, "rank block names some ranks more than once");
+    total += size;
+    if (total > nranks_)
+      fail(path, "rank list has more ranks than nranks = " + std::to_string(nranks_) + " (blocks overlap)");
+    blocks.push_back(std::move(b));
+  }
+  try {
+    return RankList::fromBlocks(std::move(blocks));
+  } catch (const std::bad_alloc &) {
+    throw;
+  } catch (const std::exception &ex) {
+    fail(path, std::string("invalid rank list: ") + ex.what());
+  }
+}
+
+ElasticValue Reader::getElastic(const OJson &j, const std::string &path, const RankList &nodeRanks,
+                                uint32_t loopDepth) const {
+  if (!j.is_array())
+    return ElasticValue(getValue(j, path, loopDepth), nodeRanks);
+  if (j.empty())
+    fail(path, "empty list of (ranks, value) entries");
+  ElasticValue ev;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string ep = at(path, i);
+    const OJson &ej = j[i];
+    expectObject(ej, ep);
+    RankList ranks = getRanks(require(ej, ep, "ranks"), at(ep, "ranks"));
+    ev.entries().push_back({std::move(ranks), getValue(require(ej, ep, "value"), at(ep, "value"), loopDepth)});
+  }
+  checkPartition(ev, nodeRanks, path);
+  return ev;
+}
+
+void Reader::checkPartition(const ElasticValue &ev, const RankList &nodeRanks, const std::string &path) const {
+  // One sorted pass over all ranks rather than pairwise set operations,
+  // which would be quadratic in the number of entries.
+  int64_t total = 0;
+  for (const ElasticEntry &e : ev.entries())
+    total += e.ranks.size();
+  if (total > kMaxCheckedRanks || nodeRanks.size() > kMaxCheckedRanks)
+    return; // too many ranks to enumerate; the blocks were checked one by one
+  const std::vector<int64_t> node = nodeRanks.ranks();
+  std::vector<std::pair<int64_t, size_t>> all;
+  all.reserve(size_t(total));
+  for (size_t i = 0; i < ev.entries().size(); ++i)
+    for (int64_t r : ev.entries()[i].ranks.ranks()) {
+      if (!std::binary_search(node.begin(), node.end(), r))
+        fail(at(at(path, i), "ranks"),
+             "rank " + std::to_string(r) + " is not a rank of the node (" + nodeRanks.str() + ")");
+      all.emplace_back(r, i);
+    }
+  std::sort(all.begin(), all.end());
+  for (size_t k = 1; k < all.size(); ++k)
+    if (all[k].first == all[k - 1].first)
+      fail(at(at(path, all[k].second), "ranks"), "rank " + std::to_string(all[k].first) + " already has a value");
+  if (all.size() != node.size()) {
+    std::vector<int64_t> covered, missing;
+    for (const auto &[r, i] : all)
+      covered.push_back(r);
+    std::set_difference(node.begin(), node.end(), covered.begin(), covered.end(), std::back_inserter(missing));
+    fail(path, "no value for ranks " + RankList::fromRanks(std::move(missing)).str());
+  }
+}
+
+TimingStats Reader::getStats(const OJson &j, const std::string &path) const {
+  expectObject(j, path);
+  uint64_t count = getUnsigned(require(j, path, "count"), at(path, "count"));
+  uint64_t mn = getUnsigned(require(j, path, "min_ns"), at(path, "min_ns"));
+  uint64_t mx = getUnsigned(require(j, path, "max_ns"), at(path, "max_ns"));
+  double sum = getNumber(require(j, path, "sum_ns"), at(path, "sum_ns"));
+  double sumSq = getNumber(require(j, path, "sumsq_ns2"), at(path, "sumsq_ns2"));
+  // mean_ns and var_ns2 are derived from the sums; present for readers only.
+  for (const char *derived : {"mean_ns", "var_ns2"})
+    if (const OJson *d = optional(j, derived))
+      getNumber(*d, at(path, derived));
+  std::array<uint64_t, TimingStats::kBins> bins{};
+  const std::string hp = at(path, "hist");
+  const OJson &hist = require(j, path, "hist");
+  expectArray(hist, hp);
+  for (size_t i = 0; i < hist.size(); ++i) {
+    const std::string ip = at(hp, i);
+    const OJson &pair = hist[i];
+    if (!pair.is_array() || pair.size() != 2)
+      fail(ip, "expected a [bin, count] pair, found " + describe(pair));
+    int64_t bin = getInt(pair[0], at(ip, 0), 0, TimingStats::kBins - 1);
+    uint64_t n = getUnsigned(pair[1], at(ip, 1));
+    if (bins[size_t(bin)])
+      fail(at(ip, 0), "histogram bin " + std::to_string(bin) + " appears twice");
+    bins[size_t(bin)] = n;
+  }
+  TimingStats stats;
+  if (!stats.assign(count, mn, mx, sum, sumSq, bins))
+    fail(path, "inconsistent timing statistics (count, min, max, sums and histogram disagree)");
+  return stats;
+}
+
+ObjectEntry Reader::getObject(const OJson &j, const std::string &path) const {
+  expectObject(j, path);
+  ObjectEntry e;
+  e.id = getInt(require(j, path, "id"), at(path, "id"));
+  e.kind = getString(require(j, path, "kind"), at(path, "kind"));
+  if (const OJson *n = optional(j, "name"))
+    e.name = getString(*n, at(path, "name"));
+  if (const OJson *f = optional(j, "fields")) {
+    const std::string fp = at(path, "fields");
+    expectObject(*f, fp);
+    for (auto it = f->begin(); it != f->end(); ++it) {
+      const std::string kp = at(fp, it.key());
+      expectArray(it.value(), kp);
+      std::vector<Expr> values;
+      for (size_t i = 0; i < it.value().size(); ++i)
+        values.push_back(getExpr(it.value()[i], at(kp, i), 0));
+      e.fields[it.key()] = std::move(values);
+    }
+  }
+  if (const OJson *s = optional(j, "strings")) {
+    const std::string sp = at(path, "strings");
+    expectObject(*s, sp);
+    for (auto it = s->begin(); it != s->end(); ++it)
+      e.strings[it.key()] = getString(it.value(), at(sp, it.key()));
+  }
+  return e;
+}
+
+void Reader::checkReference(const Param &p, const std::string &path) const {
+  const std::set<int64_t> *table = nullptr;
+  const char *tableName = nullptr;
+  if (p.name == "file") {
+    table = &fileIds_;
+    tableName = "files";
+  } else if (p.name == "datatype" || p.name == "etype" || p.name == "filetype") {
+    table = &datatypeIds_;
+    tableName = "datatypes";
+  } else {
+    return;
+  }
+  // Only constant references are checked: a rank-dependent id is a formula
+  // whose range is not worth proving here.
+  for (const ElasticEntry &e : p.value.entries()) {
+    const Expr *x = std::get_if<Expr>(&e.value);
+    if (!x)
+      fail(path, "expected an id of the " + std::string(tableName) + " table, found a string");
+    if (auto id = x->constantValue(); id && !table->count(*id))
+      fail(path, std::to_string(*id) + " is not an id of the " + tableName + " table");
+  }
+}
+
+Node Reader::getNode(const OJson &j, const std::string &path, const RankList *enclosing,
+                     uint32_t loopDepth) const {
+  expectObject(j, path);
+  Node node;
+  node.ranks = getRanks(require(j, path, "ranks"), at(path, "ranks"));
+  if (enclosing && !(node.ranks == *enclosing) && node.ranks.size() <= kMaxCheckedRanks &&
+      enclosing->size() <= kMaxCheckedRanks) {
+    RankList outside = node.ranks.subtract(*enclosing);
+    if (!outside.empty())
+      fail(at(path, "ranks"),
+           "ranks " + outside.str() + " are not ranks of the enclosing loop (" + enclosing->str() + ")");
+  }
+  const OJson *op = optional(j, "event");
+  const OJson *loopId = optional(j, "loop");
+  if (op && loopId)
+    fail(path, "a node has either \"event\" or \"loop\", not both");
+  if (op) {
+    Event ev;
+    ev.op = getString(*op, at(path, "event"));
+    if (ev.op.empty())
+      fail(at(path, "event"), "empty operation name");
+    const std::string lp = at(path, "layer");
+    std::string layer = getString(require(j, path, "layer"), lp);
+    auto l = layerFromName(layer);
+    if (!l) {
+      std::string known;
+      for (Layer k : {Layer::MPIIO, Layer::POSIX, Layer::STDIO, Layer::SYNC})
+        known += (known.empty() ? "" : ", ") + std::string(layerName(k));
+      fail(lp, "unknown layer \"" + layer + "\" (expected one of " + known + ")");
+    }
+    ev.layer = *l;
+    if (const OJson *s = optional(j, "site"))
+      ev.site = getId(*s, at(path, "site"), true);
+    if (const OJson *in = optional(j, "inner"))
+      ev.inner = getBool(*in, at(path, "inner"));
+    if (const OJson *params = optional(j, "params")) {
+      const std::string pp = at(path, "params");
+      expectObject(*params, pp);
+      for (auto it = params->begin(); it != params->end(); ++it) {
+        const std::string kp = at(pp, it.key());
+        Param p{it.key(), getElastic(it.value(), kp, node.ranks, loopDepth)};
+        checkReference(p, kp);
+        ev.params.push_back(std::move(p));
+      }
+    }
+    if (const OJson *c = optional(j, "compute"))
+      ev.compute = getStats(*c, at(path, "compute"));
+    if (const OJson *d = optional(j, "duration"))
+      ev.duration = getStats(*d, at(path, "duration"));
+    node.item = std::move(ev);
+    return node;
+  }
+  if (!loopId && !j.contains("iterations"))
+    fail(path, "a node needs \"event\" (an event) or \"loop\" (a loop)");
+  Loop loop;
+  if (loopId)
+    loop.id = getId(*loopId, at(path, "loop"), true);
+  const std::string ip = at(path, "iterations");
+  loop.iterations = getElastic(require(j, path, "iterations"), ip, node.ranks, loopDepth);
+  for (const ElasticEntry &e : loop.iterations.entries()) {
+    const Expr *x = std::get_if<Expr>(&e.value);
+    if (!x)
+      fail(ip, "iterations must be an integer or a formula, found a string");
+    if (auto c = x->constantValue(); c && *c < 0)
+      fail(ip, "negative iteration count " + std::to_string(*c));
+  }
+  loop.body = getBody(require(j, path, "body"), at(path, "body"), &node.ranks, loopDepth + 1);
+  node.item = std::move(loop);
+  return node;
+}
+
+std::vector<Node> Reader::getBody(const OJson &j, const std::string &path, const RankList *enclosing,
+                                  uint32_t loopDepth) const {
+  expectArray(j, path);
+  std::vector<Node> body;
+  body.reserve(j.size());
+  for (size_t i = 0; i < j.size(); ++i)
+    body.push_back(getNode(j[i], at(path, i), enclosing, loopDepth));
+  return body;
+}
+
+Trace Reader::read(const std::string &text) {
+  if (jsonDepth(text) > kMaxJsonDepth)
+    fail("", "JSON nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  OJson root;
+  try {
+    root = OJson::parse(text);
+  } catch (const nlohmann::json::exception &ex) {
+    // Drop nlohmann's "[json.exception.parse_error.101] " tag.
+    std::string msg = ex.what();
+    if (auto pos = msg.find("] "); msg.starts_with("[json.exception") && pos != std::string::npos)
+      msg = msg.substr(pos + 2);
+    fail("", "malformed JSON: " + msg);
+  }
+  expectObject(root, "");
+
+  Trace t;
+  TraceHeader &h = t.header;
+  std::string format = getString(require(root, "", "format"), "/format");
+  if (format != kFormatName)
+    fail("/format", "not a sio trace (format \"" + format + "\", expected \"" + kFormatName + "\")");
+  std::string version = getString(require(root, "", "version"), "/version");
+  {
+    // MAJOR.MINOR, digits only.
+    auto dot = version.find('.');
+    auto digits = [](std::string_view s) {
+      return !s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (dot == std::string::npos || !digits(std::string_view(version).substr(0, dot)) ||
+        !digits(std::string_view(version).substr(dot + 1)))
+      fail("/version", "malformed version \"" + version + "\" (expected \"MAJOR.MINOR\")");
+    h.version.major = uint32_t(std::stoul(version.substr(0, dot)));
+    h.version.minor = uint32_t(std::stoul(version.substr(dot + 1)));
+    if (h.version.major != kFormatVersion.major)
+      fail("/version", "unsupported version " + version + " (this reader supports " +
+                           std::to_string(kFormatVersion.major) + ".x)");
+  }
+  nranks_ = getInt(require(root, "", "nranks"), "/nranks", 1, kMaxRanks);
+  h.nranks = nranks_;
+  if (const OJson *v = optional(root, "generator"))
+    h.generator = getString(*v, "/generator");
+  if (const OJson *v = optional(root, "program"))
+    h.program = getString(*v, "/program");
+  if (const OJson *v = optional(root, "command_line"))
+    h.commandLine = getStrings(*v, "/command_line");
+  if (const OJson *v = optional(root, "complete"))
+    h.complete = getBool(*v, "/complete");
+  if (const OJson *v = optional(root, "dropped_events"))
+    h.droppedEvents = getUnsigned(*v, "/dropped_events");
+  if (const OJson *v = optional(root, "notes"))
+    h.notes = getStrings(*v, "/notes");
+  if (const OJson *v = optional(root, "metadata")) {
+    expectObject(*v, "/metadata");
+    for (auto it = v->begin(); it != v->end(); ++it)
+      h.metadata[it.key()] = getString(it.value(), at("/metadata", it.key()));
+  }
+
+  auto table = [&](const char *key) -> const OJson * {
+    const OJson *v = optional(root, key);
+    if (v)
+      expectArray(*v, at("", key));
+    return v;
+  };
+
+  if (const OJson *sites = table("sites")) {
+    std::set<uint64_t> seen;
+    for (size_t i = 0; i < sites->size(); ++i) {
+      const std::string p = at("/sites", i);
+      const OJson &sj = (*sites)[i];
+      expectObject(sj, p);
+      SiteInfo s;
+      s.id = getId(require(sj, p, "id"), at(p, "id"), false);
+      if (!seen.insert(s.id).second)
+        fail(at(p, "id"), "duplicate site id " + formatId(s.id));
+      if (const OJson *v = optional(sj, "file"))
+        s.file = getString(*v, at(p, "file"));
+      if (const OJson *v = optional(sj, "line"))
+        s.line = uint32_t(getInt(*v, at(p, "line"), 0, UINT32_MAX));
+      if (const OJson *v = optional(sj, "column"))
+        s.column = uint32_t(getInt(*v, at(p, "column"), 0, UINT32_MAX));
+      if (const OJson *v = optional(sj, "function"))
+        s.function = getString(*v, at(p, "function"));
+      if (const OJson *v = optional(sj, "callee"))
+        s.callee = getString(*v, at(p, "callee"));
+      if (const OJson *v = optional(sj, "loop"))
+        s.loop = getId(*v, at(p, "loop"), true);
+      t.sites.push_back(std::move(s));
+    }
+  }
+  if (const OJson *loops = table("loops")) {
+    std::set<uint64_t> seen;
+    for (size_t i = 0; i < loops->size(); ++i) {
+      const std::string p = at("/loops", i);
+      const OJson &lj = (*loops)[i];
+      expectObject(lj, p);
+      LoopInfo l;
+      l.id = getId(require(lj, p, "id"), at(p, "id"), false);
+      if (!seen.insert(l.id).second)
+        fail(at(p, "id"), "duplicate loop id " + formatId(l.id));
+      if (const OJson *v = optional(lj, "file"))
+        l.file = getString(*v, at(p, "file"));
+      if (const OJson *v = optional(lj, "line"))
+        l.line = uint32_t(getInt(*v, at(p, "line"), 0, UINT32_MAX));
+      if (const OJson *v = optional(lj, "column"))
+        l.column = uint32_t(getInt(*v, at(p, "column"), 0, UINT32_MAX));
+      if (const OJson *v = optional(lj, "function"))
+        l.function = getString(*v, at(p, "function"));
+      if (const OJson *v = optional(lj, "parent"))
+        l.parent = getId(*v, at(p, "parent"), true);
+      t.loops.push_back(std::move(l));
+    }
+  }
+  if (const OJson *files = table("files")) {
+    for (size_t i = 0; i < files->size(); ++i) {
+      const std::string p = at("/files", i);
+      const OJson &fj = (*files)[i];
+      expectObject(fj, p);
+      FileEntry f;
+      f.id = getInt(require(fj, p, "id"), at(p, "id"));
+      if (!fileIds_.insert(f.id).second)
+        fail(at(p, "id"), "duplicate file id " + std::to_string(f.id));
+      // "format" is a rendering of "name" for people; "name" is authoritative.
+      const std::string np = at(p, "name");
+      const OJson &name = require(fj, p, "name");
+      expectArray(name, np);
+      for (size_t k = 0; k < name.size(); ++k) {
+        const std::string kp = at(np, k);
+        const OJson &part = name[k];
+        expectObject(part, kp);
+        FileNamePart fp;
+        const OJson *text = optional(part, "text");
+        const OJson *field = optional(part, "field");
+        if (bool(text) == bool(field))
+          fail(kp, "a name part has exactly one of \"text\" and \"field\"");
+        if (text) {
+          fp.text = getString(*text, at(kp, "text"));
+        } else {
+          fp.field = getExpr(*field, at(kp, "field"), 0);
+          if (const OJson *w = optional(part, "width"))
+            fp.width = uint32_t(getInt(*w, at(kp, "width"), 0, 64));
+        }
+        f.name.push_back(std::move(fp));
+      }
+      t.files.push_back(std::move(f));
+    }
+  }
+  for (auto [key, dest, ids] : {std::tuple{"datatypes", &t.datatypes, &datatypeIds_},
+                                std::tuple{"comms", &t.comms, static_cast<std::set<int64_t> *>(nullptr)},
+                                std::tuple{"infos", &t.infos, static_cast<std::set<int64_t> *>(nullptr)}}) {
+    const OJson *arr = table(key);
+    if (!arr)
+      continue;
+    std::set<int64_t> seen;
+    for (size_t i = 0; i < arr->size(); ++i) {
+      const std::string p = at(at("", key), i);
+      ObjectEntry e = getObject((*arr)[i], p);
+      if (!seen.insert(e.id).second)
+        fail(at(p, "id"), "duplicate id " + std::to_string(e.id));
+      dest->push_back(std::move(e));
+    }
+    if (ids)
+      *ids = std::move(seen);
+  }
+
+  t.body = getBody(require(root, "", "body"), "/body", nullptr, 0);
+  return t;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+Trace readTraceString(const std::string &text, const std::string &sourceName) {
+  try {
+    return Reader(sourceName).read(text);
+  } catch (const TraceError &) {
+    throw;
+  } catch (const std::bad_alloc &) {
+    throw;
+  } catch (const std::exception &ex) {
+    // A check above missed something; still report it as bad input.
+    throw TraceError(sourceName, "", std::string("invalid trace: ") + ex.what());
+  }
+}
+
+Trace readTrace(std::istream &in, const std::string &sourceName) {
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad())
+    throw TraceError(sourceName, "", "read error");
+  return readTraceString(buffer.str(), sourceName);
+}
+
+Trace readTraceFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw TraceError(path, "", std::string("cannot open: ") + std::strerror(errno));
+  return readTrace(in, path);
+}
+
+std::string writeTraceString(const Trace &trace) {
+  // Strings that are not UTF-8 (file names are bytes on POSIX) are written
+  // with U+FFFD rather than making the whole trace unwritable.
+  return traceJson(trace).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+void writeTrace(std::ostream &out, const Trace &trace) { out << writeTraceString(trace); }
+
+void writeTraceFile(const std::string &path, const Trace &trace) {
+  const std::string text = writeTraceString(trace);
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  auto failWith = [&](const std::string &what, int err) {
+    throw std::runtime_error(path + ": " + what + ": " + std::strerror(err));
+  };
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    failWith("cannot create " + tmp, errno);
+  const char *p = text.data();
+  size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      int err = n < 0 ? errno : EIO;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      failWith("cannot write", err);
+    }
+    p += n;
+    left -= size_t(n);
+  }
+  // close() is where NFS and friends report a full disk.
+  if (::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    failWith("cannot write", err);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    failWith("cannot rename " + tmp + " into place", err);
+  }
+}
+
+} // namespace sio::trace
