@@ -80,6 +80,30 @@ std::optional<std::string> FileEntry::nameFor(int64_t rank, int64_t nranks) cons
   return out;
 }
 
+namespace {
+
+// Floor division has no operator of its own in Expr (division is exact), so
+// the runtime writes `rank/4` grouping as `(rank - rank % 4)/4`. Show it the
+// way a person wrote it.
+std::string fieldStr(const Expr &field) {
+  for (const auto &[m, c] : field.terms())
+    for (const auto &[atom, exp] : m) {
+      if (atom.kind != Atom::Kind::Mod)
+        continue;
+      auto k = atom.rhs->constantValue();
+      if (!k || *k <= 1)
+        continue;
+      const Expr &x = *atom.lhs;
+      if ((x - Expr::mod(x, Expr(*k))) / Expr(*k) == field) {
+        bool simple = x.terms().size() == 1;
+        return (simple ? x.str() : "(" + x.str() + ")") + "/" + std::to_string(*k);
+      }
+    }
+  return field.str();
+}
+
+} // namespace
+
 std::string FileEntry::formatStr() const {
   std::string out;
   for (const auto &part : name) {
@@ -87,7 +111,7 @@ std::string FileEntry::formatStr() const {
       out += part.text;
       continue;
     }
-    out += "<" + part.field->str();
+    out += "<" + fieldStr(*part.field);
     if (part.width > 0)
       out += ":0" + std::to_string(part.width);
     out += ">";

@@ -108,3 +108,20 @@ TEST(Expr, HostileFormulasFailCleanly) {
     text += "*" + blowup;
   EXPECT_THROW(Expr::parse(text), std::invalid_argument) << "term explosion is refused";
 }
+
+#include "sio/trace/Trace.h"
+
+TEST(FileEntry, FormatsAndConcreteNames) {
+  using sio::trace::FileEntry;
+  using sio::trace::FileNamePart;
+  // N-to-N/n grouping: floor(rank/4), written exactly as (rank - rank % 4)/4.
+  Expr group = (Expr::rank() - Expr::mod(Expr::rank(), Expr(4))) / Expr(4);
+  FileEntry f{3, {FileNamePart{"out_", std::nullopt, 0}, FileNamePart{"", group, 4}, FileNamePart{".dat", std::nullopt, 0}}};
+  EXPECT_EQ(f.formatStr(), "out_<rank/4:04>.dat");
+  EXPECT_EQ(f.nameFor(0, 16), "out_0000.dat");
+  EXPECT_EQ(f.nameFor(7, 16), "out_0001.dat");
+  EXPECT_EQ(f.nameFor(15, 16), "out_0003.dat");
+  FileEntry n{0, {FileNamePart{"/dir0/file_", std::nullopt, 0}, FileNamePart{"", Expr::rank(), 0}}};
+  EXPECT_EQ(n.formatStr(), "/dir0/file_<rank>");
+  EXPECT_EQ(n.nameFor(12, 16), "/dir0/file_12");
+}
