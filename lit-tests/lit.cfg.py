@@ -60,5 +60,8 @@ for feature, path in (("sio-trace", tool("sio-trace")),
     if os.path.exists(path):
         config.available_features.add(feature)
 
-# Large MPI runs (more than 16 ranks) are serialized by this lock file.
-config.substitutions.append(("%mpi-big-lock", os.path.join(config.sio_obj_root, "lit-tests", ".mpi-big.lock")))
+# MPICH busy-polls: on a 2-core machine two 32-rank runs at once take minutes
+# and gigabytes. Directories holding runs above 16 ranks set
+#   config.parallelism_group = "sio-mpi-large"
+# in their lit.local.cfg, and lit runs those tests one at a time.
+lit_config.parallelism_groups["sio-mpi-large"] = 1
