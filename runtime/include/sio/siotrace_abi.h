@@ -21,7 +21,7 @@ extern "C" {
 typedef struct SioSiteDesc {
   uint64_t id;          /* stable: hash(file, line, column, callee) */
   uint64_t loop_id;     /* innermost enclosing instrumented loop, 0 if none */
-  const char *file;     /* as written in the source's presumed location */
+  const char *file;     /* normalized path used in the id (docs/plugin.md) */
   const char *function; /* enclosing function (mangled name) */
   const char *callee;   /* the I/O function called, e.g. "MPI_File_write_at" */
   uint32_t line;
