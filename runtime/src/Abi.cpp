@@ -1,0 +1,50 @@
+// The entry points instrumented code calls (sio/siotrace_abi.h). Markers are
+// appended to the thread's record buffer like events, so their order with the
+// calls is kept, and reach the compressor when the buffer drains.
+#include "Runtime.h"
+
+#include "sio/siotrace_abi.h"
+
+#include <cstdio>
+
+using namespace sio::rt;
+
+namespace {
+
+inline void marker(RecKind kind, uint64_t id) {
+  ThreadState &ts = tls;
+  if (ts.blocked || ts.depth || !g_active.load(std::memory_order_relaxed) ||
+      g_dropping.load(std::memory_order_relaxed))
+    return;
+  Record *r = reserveRecord(ts);
+  if (!r)
+    return;
+  r->kind = kind;
+  r->open = 0;
+  r->nslots = 0;
+  r->id = id;
+  ts.buf->cur = r + 1;
+}
+
+} // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) void __sio_register_tables(uint32_t abi_version, const SioSiteDesc *sites_begin,
+                                                                  const SioSiteDesc *sites_end,
+                                                                  const SioLoopDesc *loops_begin,
+                                                                  const SioLoopDesc *loops_end) {
+  if (abi_version != SIO_ABI_VERSION) {
+    std::fprintf(stderr, "sio: warning: instrumented module has ABI version %u, runtime expects %u; its sites are "
+                         "ignored\n", abi_version, unsigned(SIO_ABI_VERSION));
+    return;
+  }
+  registerTables(sites_begin, sites_end, loops_begin, loops_end);
+}
+
+__attribute__((visibility("default"))) void __sio_site(uint64_t site_id) { tls.pendingSite = site_id; }
+__attribute__((visibility("default"))) void __sio_loop_enter(uint64_t loop_id) { marker(RecKind::LoopEnter, loop_id); }
+__attribute__((visibility("default"))) void __sio_loop_iter(uint64_t loop_id) { marker(RecKind::LoopIter, loop_id); }
+__attribute__((visibility("default"))) void __sio_loop_exit(uint64_t loop_id) { marker(RecKind::LoopExit, loop_id); }
+
+} // extern "C"

@@ -1,0 +1,384 @@
+// MPI objects coded as small integers in order of first sight per rank, so
+// SPMD ranks agree: file handles and requests by creation, communicators,
+// datatypes and infos with a table entry that describes them (datatypes
+// structurally, communicators by rule, infos by their key/values).
+// MPI-IO calls cost microseconds, so a mutex and a hash map are fine here.
+#include "Runtime.h"
+
+#include <mpi.h>
+
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace sio::rt {
+namespace {
+
+using sio::trace::Expr;
+using sio::trace::ObjectEntry;
+
+struct MpiTables {
+  std::mutex mu;
+  std::unordered_map<const void *, int64_t> fh;
+  int64_t nextFh = 0;
+  std::unordered_map<int64_t, int64_t> req;
+  int64_t nextReq = 0;
+  std::unordered_map<int64_t, int64_t> comm;
+  std::vector<ObjectEntry> comms;
+  struct TypeKey {
+    int combiner, ni, na, nd;
+  };
+  std::unordered_map<int64_t, std::pair<int64_t, TypeKey>> dtype;
+  std::unordered_map<std::string, int64_t> dtypeByDesc;
+  std::vector<ObjectEntry> datatypes;
+  std::unordered_map<int64_t, int64_t> info;
+  std::vector<ObjectEntry> infos;
+};
+
+MpiTables &T() {
+  static MpiTables *t = new MpiTables; // never destroyed: used from atexit/signals
+  return *t;
+}
+
+bool mpiUsable() {
+  int init = 0, fin = 0;
+  PMPI_Initialized(&init);
+  PMPI_Finalized(&fin);
+  return init && !fin;
+}
+
+const char *combinerName(int c) {
+  switch (c) {
+  case MPI_COMBINER_DUP: return "dup";
+  case MPI_COMBINER_CONTIGUOUS: return "contiguous";
+  case MPI_COMBINER_VECTOR: return "vector";
+  case MPI_COMBINER_HVECTOR: return "hvector";
+  case MPI_COMBINER_INDEXED: return "indexed";
+  case MPI_COMBINER_HINDEXED: return "hindexed";
+  case MPI_COMBINER_INDEXED_BLOCK: return "indexed_block";
+  case MPI_COMBINER_HINDEXED_BLOCK: return "hindexed_block";
+  case MPI_COMBINER_STRUCT: return "struct";
+  case MPI_COMBINER_SUBARRAY: return "subarray";
+  case MPI_COMBINER_DARRAY: return "darray";
+  case MPI_COMBINER_RESIZED: return "resized";
+  default: return "derived";
+  }
+}
+
+std::vector<Expr> exprs(const int *v, int n) { return std::vector<Expr>(v, v + n); }
+std::vector<Expr> exprs(const MPI_Aint *v, int n) {
+  std::vector<Expr> out;
+  for (int i = 0; i < n; ++i)
+    out.emplace_back(int64_t(v[i]));
+  return out;
+}
+
+int64_t describeType(MpiTables &t, MPI_Datatype type, int depth);
+
+/// Named fields in the vocabulary of sio::trace::datatypeSize (count,
+/// blocklength, stride, blocklengths, displacements, sizes, subsizes, starts,
+/// order, oldtype), plus the raw envelope for the rest.
+void structuralFields(MpiTables &t, ObjectEntry &e, int combiner, const std::vector<int> &ints,
+                      const std::vector<MPI_Aint> &aints, const std::vector<int64_t> &types) {
+  auto put = [&](const char *name, std::vector<Expr> v) { e.fields[name] = std::move(v); };
+  auto intsAt = [&](size_t from, size_t n) {
+    return from + n <= ints.size() ? exprs(ints.data() + from, int(n)) : std::vector<Expr>{};
+  };
+  if (!types.empty())
+    put("oldtype", {Expr(types[0])});
+  switch (combiner) {
+  case MPI_COMBINER_CONTIGUOUS: put("count", intsAt(0, 1)); break;
+  case MPI_COMBINER_VECTOR:
+    put("count", intsAt(0, 1));
+    put("blocklength", intsAt(1, 1));
+    put("stride", intsAt(2, 1));
+    break;
+  case MPI_COMBINER_HVECTOR:
+    put("count", intsAt(0, 1));
+    put("blocklength", intsAt(1, 1));
+    put("stride", exprs(aints.data(), int(aints.size())));
+    break;
+  case MPI_COMBINER_INDEXED:
+    if (!ints.empty()) {
+      put("blocklengths", intsAt(1, size_t(ints[0])));
+      put("displacements", intsAt(1 + size_t(ints[0]), size_t(ints[0])));
+    }
+    break;
+  case MPI_COMBINER_SUBARRAY:
+    if (!ints.empty()) {
+      size_t n = size_t(ints[0]);
+      put("sizes", intsAt(1, n));
+      put("subsizes", intsAt(1 + n, n));
+      put("starts", intsAt(1 + 2 * n, n));
+      put("order", intsAt(1 + 3 * n, 1));
+    }
+    break;
+  default:
+    put("ints", exprs(ints.data(), int(ints.size())));
+    put("aints", exprs(aints.data(), int(aints.size())));
+    std::vector<Expr> tv(types.begin(), types.end());
+    put("types", tv);
+    break;
+  }
+}
+
+int64_t describeType(MpiTables &t, MPI_Datatype type, int depth) {
+  int ni = 0, na = 0, nd = 0, combiner = MPI_COMBINER_NAMED;
+  if (type == MPI_DATATYPE_NULL || PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
+    combiner = -1;
+  MpiTables::TypeKey key{combiner, ni, na, nd};
+  auto it = t.dtype.find(int64_t(type));
+  if (it != t.dtype.end() && it->second.second.combiner == key.combiner && it->second.second.ni == ni &&
+      it->second.second.na == na && it->second.second.nd == nd)
+    return it->second.first;
+
+  ObjectEntry e;
+  std::string desc;
+  if (combiner == MPI_COMBINER_NAMED || combiner == -1) {
+    char name[MPI_MAX_OBJECT_NAME] = {};
+    int len = 0;
+    if (combiner == -1)
+      std::snprintf(name, sizeof name, "MPI_DATATYPE_NULL");
+    else
+      PMPI_Type_get_name(type, name, &len);
+    e.kind = "named";
+    e.name = name;
+    desc = "named:" + e.name;
+  } else {
+    std::vector<int> ints(static_cast<size_t>(ni));
+    std::vector<MPI_Aint> aints(static_cast<size_t>(na));
+    std::vector<MPI_Datatype> types(static_cast<size_t>(nd));
+    PMPI_Type_get_contents(type, ni, na, nd, ints.data(), aints.data(), types.data());
+    std::vector<int64_t> codes;
+    for (MPI_Datatype sub : types)
+      codes.push_back(depth < 16 ? describeType(t, sub, depth + 1) : -1);
+    // Contents return copies of derived types that we must free.
+    for (MPI_Datatype sub : types) {
+      int a = 0, b = 0, c = 0, comb = MPI_COMBINER_NAMED;
+      PMPI_Type_get_envelope(sub, &a, &b, &c, &comb);
+      if (comb != MPI_COMBINER_NAMED)
+        PMPI_Type_free(&sub);
+    }
+    e.kind = combinerName(combiner);
+    structuralFields(t, e, combiner, ints, aints, codes);
+    // Types are described by structure, so the old types' descriptions are
+    // kept by name too (the merge renumbers table ids by content).
+    std::string olds;
+    for (int64_t c : codes)
+      olds += (olds.empty() ? "" : ",") +
+              (c >= 0 && size_t(c) < t.datatypes.size() && t.datatypes[size_t(c)].kind == "named"
+                   ? t.datatypes[size_t(c)].name
+                   : std::string("#") + std::to_string(c));
+    e.strings["oldtypes"] = olds;
+    desc = e.kind + ":";
+    for (auto &[k, v] : e.fields) {
+      desc += k + "=";
+      for (auto &x : v)
+        desc += x.str() + ",";
+    }
+    desc += olds;
+  }
+  if (combiner != -1) {
+    int size = 0;
+    MPI_Aint lb = 0, extent = 0;
+    PMPI_Type_size(type, &size);
+    PMPI_Type_get_extent(type, &lb, &extent);
+    e.fields["size"] = {Expr(int64_t(size))};
+    e.fields["extent"] = {Expr(int64_t(extent))};
+    if (lb)
+      e.fields["lb"] = {Expr(int64_t(lb))};
+  }
+  int64_t code;
+  auto byDesc = t.dtypeByDesc.find(desc);
+  if (byDesc != t.dtypeByDesc.end()) {
+    code = byDesc->second;
+  } else {
+    code = int64_t(t.datatypes.size());
+    e.id = code;
+    t.datatypes.push_back(std::move(e));
+    t.dtypeByDesc.emplace(desc, code);
+  }
+  t.dtype[int64_t(type)] = {code, key};
+  return code;
+}
+
+int64_t addComm(MpiTables &t, int64_t handle, ObjectEntry e) {
+  e.id = int64_t(t.comms.size());
+  t.comms.push_back(std::move(e));
+  t.comm[handle] = t.comms.back().id;
+  return t.comms.back().id;
+}
+
+void seedComms(MpiTables &t) {
+  if (!t.comms.empty())
+    return;
+  ObjectEntry w;
+  w.kind = "world";
+  addComm(t, int64_t(MPI_COMM_WORLD), w);
+  ObjectEntry s;
+  s.kind = "self";
+  addComm(t, int64_t(MPI_COMM_SELF), s);
+}
+
+std::string commDescription(MpiTables &t, int64_t handle) {
+  auto it = t.comm.find(handle);
+  if (it == t.comm.end())
+    return "unknown";
+  const ObjectEntry &e = t.comms[size_t(it->second)];
+  return e.kind == "world" || e.kind == "self" ? e.kind : e.kind + "#" + std::to_string(e.id);
+}
+
+} // namespace
+
+int64_t fhCode(const void *fh) {
+  Blocked blk; // a signal handler must not find this lock held
+  MpiTables &t = T();
+  std::lock_guard lk(t.mu);
+  auto it = t.fh.find(fh);
+  return it == t.fh.end() ? -1 : it->second;
+}
+
+int64_t fhOpen(const void *fh) {
+  Blocked blk; // a signal handler must not find this lock held
+  MpiTables &t = T();
+  std::lock_guard lk(t.mu);
+  return t.fh[fh] = t.nextFh++;
+}
+
+void fhClose(const void *fh) {
+  Blocked blk; // a signal handler must not find this lock held
+  MpiTables &t = T();
+  std::lock_guard lk(t.mu);
+  t.fh.erase(fh);
+}
+
+int64_t requestCode(int64_t req) {
+  if (req == int64_t(MPI_REQUEST_NULL))
+    return -1;
+  Blocked blk; // a signal handler must not find this lock held
+  MpiTables &t = T();
+  std::lock_guard lk(t.mu);
+  auto it = t.req.find(req);
+  return it == t.req.end() ? -1 : it->second;
+}
+
+int64_t requestNew(int64_t req) {
+  Blocked blk; // a signal handler must not find this lock held
+  MpiTables &t = T();
+  std::lock_guard lk(t.mu);
+  return t.req[req] = t.nextReq++;
+}
+
+void requestRelease(int64_t req) {
+  Blocked blk; // a signal handler must not find this lock held
+  MpiTables &t = T();
+  std::lock_guard lk(t.mu);
+  t.req.erase(req);
+}
+
+int64_t commCode(int64_t comm) {
+  Blocked blk; // a signal handler must not find this lock held
+  MpiTables &t = T();
+  std::lock_guard lk(t.mu);
+  seedComms(t);
+  auto it = t.comm.find(comm);
+  if (it != t.comm.end())
+    return it->second;
+  ObjectEntry e;
+  e.kind = "other";
+  int size = 0;
+  if (mpiUsable())
+    PMPI_Comm_size(MPI_Comm(comm), &size);
+  e.fields["size"] = {Expr(int64_t(size))};
+  return addComm(t, comm, e);
+}
+
+int64_t commSplit(int64_t parent, int64_t color, int64_t key, int64_t newcomm) {
+  Blocked blk; // a signal handler must not find this lock held
+  MpiTables &t = T();
+  std::lock_guard lk(t.mu);
+  seedComms(t);
+  ObjectEntry e;
+  e.kind = "split";
+  e.strings["parent"] = commDescription(t, parent);
+  e.fields["color"] = {Expr(color)};
+  e.fields["key"] = {Expr(key)};
+  return addComm(t, newcomm, e);
+}
+
+int64_t commDup(int64_t parent, int64_t newcomm) {
+  Blocked blk; // a signal handler must not find this lock held
+  MpiTables &t = T();
+  std::lock_guard lk(t.mu);
+  seedComms(t);
+  ObjectEntry e;
+  e.kind = "dup";
+  e.strings["parent"] = commDescription(t, parent);
+  return addComm(t, newcomm, e);
+}
+
+void commFree(int64_t comm) {
+  Blocked blk; // a signal handler must not find this lock held
+  MpiTables &t = T();
+  std::lock_guard lk(t.mu);
+  t.comm.erase(comm);
+}
+
+int64_t datatypeCode(int64_t datatype) {
+  Blocked blk; // a signal handler must not find this lock held
+  MpiTables &t = T();
+  std::lock_guard lk(t.mu);
+  auto it = t.dtype.find(datatype);
+  if (it != t.dtype.end()) {
+    // Only derived types can be freed and their handle reused: re-check the
+    // envelope (cheap) before trusting the cached code.
+    if (it->second.second.combiner == MPI_COMBINER_NAMED)
+      return it->second.first;
+  }
+  return describeType(t, MPI_Datatype(datatype), 0);
+}
+
+int64_t infoCode(int64_t info) {
+  Blocked blk; // a signal handler must not find this lock held
+  MpiTables &t = T();
+  std::lock_guard lk(t.mu);
+  auto it = t.info.find(info);
+  if (it != t.info.end())
+    return it->second;
+  ObjectEntry e;
+  if (info == int64_t(MPI_INFO_NULL)) {
+    e.kind = "null";
+  } else {
+    e.kind = "info";
+    int nkeys = 0;
+    PMPI_Info_get_nkeys(MPI_Info(info), &nkeys);
+    for (int i = 0; i < nkeys; ++i) {
+      char key[MPI_MAX_INFO_KEY + 1] = {};
+      char val[MPI_MAX_INFO_VAL + 1] = {};
+      int flag = 0;
+      PMPI_Info_get_nthkey(MPI_Info(info), i, key);
+      PMPI_Info_get(MPI_Info(info), key, MPI_MAX_INFO_VAL, val, &flag);
+      if (flag)
+        e.strings[key] = val;
+    }
+  }
+  // Equal contents share an entry.
+  for (const ObjectEntry &x : t.infos)
+    if (x.kind == e.kind && x.strings == e.strings)
+      return t.info[info] = x.id;
+  e.id = int64_t(t.infos.size());
+  t.infos.push_back(e);
+  return t.info[info] = e.id;
+}
+
+void fillObjectTables(sio::trace::Trace &tr) {
+  Blocked blk; // a signal handler must not find this lock held
+  MpiTables &t = T();
+  std::lock_guard lk(t.mu);
+  tr.datatypes = t.datatypes;
+  tr.comms = t.comms;
+  tr.infos = t.infos;
+}
+
+} // namespace sio::rt

@@ -1,0 +1,317 @@
+// How each parameter kind of IoCalls.def (P(KIND, TYPE, name)) is recorded.
+// Every kind has pre() (before the real call: records inputs, may veto
+// recording, e.g. an fd whose open was not recorded) and post() (after it:
+// outputs, new and released handles). All inline; no allocation except the
+// first sight of a path, string or MPI object.
+#pragma once
+
+#include "Runtime.h"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <fcntl.h>
+#include <sys/uio.h>
+
+namespace sio::rt {
+
+/// State of one intercepted call while its parameters are recorded.
+struct Call {
+  static constexpr int kMaxRelease = 64;
+  Record *rec = nullptr;
+  int64_t ret = 0;
+  int64_t ints[4] = {};
+  int nints = 0;
+  int64_t comm = 0;
+  int fd = -1;
+  const struct iovec *iov = nullptr;
+  const void *fh = nullptr;
+  bool completed = true; ///< Test/Testall: did the requests complete?
+  bool releaseRequests = false;
+  int nrelease = 0;
+  int64_t release[kMaxRelease]; // left uninitialised: Call is built on every intercepted call
+
+  int64_t lastInt() const { return nints ? ints[nints - 1] : 0; }
+  /// After all post(): requests completed by Wait/Test stop being I/O requests.
+  void finish() {
+    if (releaseRequests && completed)
+      for (int i = 0; i < nrelease; ++i)
+        requestRelease(release[i]);
+    if (fh)
+      fhClose(fh);
+  }
+};
+
+/// A parameter as the generated wrapper hands it over.
+template <class K, class T> struct Arg {
+  using Kind = K;
+  const char *name;
+  T value;
+};
+
+inline bool openNeedsMode(int flags) {
+#ifdef O_TMPFILE
+  return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+#else
+  return flags & O_CREAT;
+#endif
+}
+
+namespace pk {
+
+struct Ign {
+  template <class T> static bool pre(Call &, const char *, T) { return true; }
+  template <class T> static void post(Call &, const char *, T) {}
+};
+
+struct Int : Ign {
+  template <class T> static bool pre(Call &c, const char *n, T v) {
+    c.rec->add(n, int64_t(v));
+    if (c.nints < 4)
+      c.ints[c.nints++] = int64_t(v);
+    return true;
+  }
+};
+
+/// The variadic mode of open-like calls: present only with O_CREAT/O_TMPFILE.
+struct VaMode : Ign {
+  template <class T> static bool pre(Call &c, const char *n, T v) {
+    if (openNeedsMode(int(c.lastInt())))
+      c.rec->add(n, int64_t(v));
+    return true;
+  }
+};
+
+/// A descriptor: recorded only if its open was.
+struct Fd : Ign {
+  static bool pre(Call &c, const char *n, int fd) {
+    if (unsigned(fd) >= unsigned(kMaxFd))
+      return false;
+    int32_t code = g_fdCode[fd].load(std::memory_order_relaxed);
+    if (code == 0)
+      return false;
+    c.rec->add(n, code - 1);
+    c.fd = fd;
+    return true;
+  }
+};
+
+struct FdClose : Fd {
+  static void post(Call &c, const char *, int fd) { g_fdCode[fd].store(0, std::memory_order_relaxed); }
+};
+
+struct Stream : Ign {
+  static bool pre(Call &c, const char *n, FILE *s) {
+    if (s == nullptr)
+      return false;
+    int fd = fileno_unlocked(s);
+    if (unsigned(fd) >= unsigned(kMaxFd))
+      return false;
+    int32_t code = g_streamCode[fd].load(std::memory_order_relaxed);
+    if (code == 0)
+      return false;
+    c.rec->add(n, code - 1);
+    c.fd = fd;
+    return true;
+  }
+};
+
+struct StreamClose : Stream {
+  static void post(Call &c, const char *, FILE *) { g_streamCode[c.fd].store(0, std::memory_order_relaxed); }
+};
+
+/// A file name: its id in the rank's file table. Excluded paths veto.
+struct Path : Ign {
+  static bool pre(Call &c, const char *n, const char *path) {
+    if (path == nullptr || pathExcluded(path))
+      return false;
+    c.rec->add(n, fileId(path));
+    return true;
+  }
+};
+
+struct Str : Ign {
+  static bool pre(Call &c, const char *n, const char *s) {
+    c.rec->addString(n, stringId(s ? s : ""));
+    return true;
+  }
+};
+
+struct Iov : Ign {
+  static bool pre(Call &c, const char *, const struct iovec *iov) {
+    c.iov = iov;
+    return true;
+  }
+};
+
+/// iovcnt, plus the total of the iov lengths as `bytes`.
+struct IovCnt : Ign {
+  static bool pre(Call &c, const char *n, int cnt) {
+    c.rec->add(n, cnt);
+    int64_t bytes = 0;
+    for (int i = 0; c.iov && i < cnt; ++i)
+      bytes += int64_t(c.iov[i].iov_len);
+    c.rec->add("bytes", bytes);
+    return true;
+  }
+};
+
+struct Fh : Ign {
+  static bool pre(Call &c, const char *n, MPI_File fh) {
+    c.rec->add(n, fhCode(fh));
+    return true;
+  }
+};
+
+struct FhOut : Ign {
+  static void post(Call &c, const char *n, MPI_File *fh) {
+    c.rec->add(n, c.ret == MPI_SUCCESS && fh ? fhOpen(*fh) : -1);
+  }
+};
+
+struct FhClose : Ign {
+  static bool pre(Call &c, const char *n, MPI_File *fh) {
+    if (fh == nullptr)
+      return false;
+    c.rec->add(n, fhCode(*fh));
+    c.fh = *fh;
+    return true;
+  }
+};
+
+struct Comm : Ign {
+  static bool pre(Call &c, const char *n, MPI_Comm comm) {
+    c.comm = int64_t(comm);
+    c.rec->add(n, commCode(int64_t(comm)));
+    return true;
+  }
+};
+
+/// New communicators are described in the comm table by rule, not recorded
+/// as parameters (the merge renumbers table ids by content).
+struct CommSplit : Ign {
+  static void post(Call &c, const char *, MPI_Comm *out) {
+    if (c.ret == MPI_SUCCESS && out && *out != MPI_COMM_NULL)
+      commSplit(c.comm, c.ints[0], c.ints[1], int64_t(*out));
+  }
+};
+
+struct CommDup : Ign {
+  static void post(Call &c, const char *, MPI_Comm *out) {
+    if (c.ret == MPI_SUCCESS && out)
+      commDup(c.comm, int64_t(*out));
+  }
+};
+
+struct CommFree : Ign {
+  static bool pre(Call &c, const char *n, MPI_Comm *comm) {
+    if (comm == nullptr)
+      return false;
+    c.comm = int64_t(*comm);
+    c.rec->add("comm", commCode(int64_t(*comm)));
+    return true;
+  }
+  static void post(Call &c, const char *, MPI_Comm *) { commFree(c.comm); }
+};
+
+struct Dtype : Ign {
+  static bool pre(Call &c, const char *n, MPI_Datatype t) {
+    c.rec->add(n, datatypeCode(int64_t(t)));
+    return true;
+  }
+};
+
+struct Info : Ign {
+  static bool pre(Call &c, const char *n, MPI_Info info) {
+    c.rec->add(n, infoCode(int64_t(info)));
+    return true;
+  }
+};
+
+struct ReqOut : Ign {
+  static void post(Call &c, const char *n, MPI_Request *req) {
+    c.rec->add(n, c.ret == MPI_SUCCESS && req ? requestNew(int64_t(*req)) : -1);
+  }
+};
+
+/// MPI_Wait/MPI_Test: recorded only for requests of nonblocking MPI-IO.
+struct Req : Ign {
+  static bool pre(Call &c, const char *n, MPI_Request *req) {
+    if (req == nullptr)
+      return false;
+    int64_t code = requestCode(int64_t(*req));
+    if (code < 0)
+      return false;
+    c.rec->add(n, code);
+    c.release[c.nrelease++] = int64_t(*req);
+    c.releaseRequests = true;
+    return true;
+  }
+};
+
+/// Request arrays (count is the preceding Int): recorded if any is an I/O
+/// request, as the code of the first one.
+struct ReqAll : Ign {
+  static bool pre(Call &c, const char *n, MPI_Request *reqs) { return scan(c, n, reqs, true); }
+  static bool scan(Call &c, const char *n, MPI_Request *reqs, bool release) {
+    int64_t count = c.lastInt();
+    int64_t first = -1;
+    for (int64_t i = 0; reqs && i < count; ++i) {
+      int64_t code = requestCode(int64_t(reqs[i]));
+      if (code < 0)
+        continue;
+      if (first < 0)
+        first = code;
+      if (c.nrelease < Call::kMaxRelease)
+        c.release[c.nrelease++] = int64_t(reqs[i]);
+    }
+    if (first < 0)
+      return false;
+    c.rec->add(n, first);
+    c.releaseRequests = release;
+    return true;
+  }
+};
+
+/// Waitany/Waitsome/Testany/Testsome: which requests completed is not
+/// tracked, so none is released (a stale code is harmless).
+struct ReqAny : Ign {
+  static bool pre(Call &c, const char *n, MPI_Request *reqs) { return ReqAll::scan(c, n, reqs, false); }
+};
+
+struct FlagOut : Ign {
+  static void post(Call &c, const char *n, int *flag) {
+    int f = flag ? *flag : 0;
+    c.rec->add(n, f);
+    c.completed = f != 0;
+  }
+};
+
+// Return kinds.
+struct None {
+  template <class R> static void post(Call &, R) {}
+};
+struct RetFd {
+  static void post(Call &c, int fd) {
+    int32_t code = -1;
+    if (unsigned(fd) < unsigned(kMaxFd)) {
+      code = newFdCode();
+      g_fdCode[fd].store(code + 1, std::memory_order_relaxed);
+    }
+    c.rec->add("fd", code);
+  }
+};
+struct RetStream {
+  static void post(Call &c, FILE *s) {
+    int32_t code = -1;
+    int fd = s ? fileno_unlocked(s) : -1;
+    if (unsigned(fd) < unsigned(kMaxFd)) {
+      code = newStreamCode();
+      g_streamCode[fd].store(code + 1, std::memory_order_relaxed);
+    }
+    c.rec->add("stream", code);
+  }
+};
+
+} // namespace pk
+} // namespace sio::rt

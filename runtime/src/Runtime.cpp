@@ -1,0 +1,728 @@
+// Runtime lifecycle and the drain side: settings, per-thread buffers, record
+// conversion into the IntraRankCompressor, the rank's trace, the binomial
+// merge at MPI_Finalize, partial traces on signals, the trace file.
+#include "Runtime.h"
+
+#include "compress/InterRank.h"
+#include "compress/IntraRank.h"
+#include "sio/siotrace_abi.h"
+#include "sio/trace/Json.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <pthread.h>
+#include <thread>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unistd.h>
+#include <unordered_map>
+#include <vector>
+
+#ifndef SIO_VERSION
+#define SIO_VERSION "0.1.0"
+#endif
+
+namespace sio::rt {
+
+using namespace sio::trace;
+
+const CallInfo kCallInfo[kNumCalls] = {
+#define SIO_IO_CALL(NAME, LAYER, OP, ...) {#NAME, #OP, sio::trace::Layer::LAYER},
+#include "sio/IoCalls.def"
+};
+
+thread_local ThreadState tls __attribute__((tls_model("initial-exec")));
+std::atomic<bool> g_active{false};
+std::atomic<bool> g_dropping{false};
+std::atomic<uint64_t> g_dropped{0};
+unsigned g_layers = kLayerAll;
+std::atomic<int32_t> g_fdCode[kMaxFd];
+std::atomic<int32_t> g_streamCode[kMaxFd];
+
+namespace {
+
+std::atomic<int32_t> g_nextFd{0}, g_nextStream{0};
+
+struct RegisteredTables {
+  const SioSiteDesc *sb, *se;
+  const SioLoopDesc *lb, *le;
+};
+
+/// Everything the drain and finalize side owns. Heap-allocated and never
+/// destroyed: atexit handlers and signal handlers may run after static
+/// destructors.
+struct State {
+  std::recursive_mutex mu;
+  Settings settings;
+  std::vector<std::string> warnings;
+  bool initialized = false;
+  bool finished = false;
+  bool mpiInitialized = false;
+  int rank = 0;
+  int nranks = 1;
+  MPI_Comm mergeComm = MPI_COMM_NULL;
+  IntraRankCompressor comp;
+  uint64_t events = 0;
+  uint64_t drainsSinceCapCheck = 0;
+  std::vector<std::string> capNotes;
+  ThreadBuffer *buffers = nullptr;
+  std::vector<std::string> files;
+  std::unordered_map<std::string, int64_t> fileIds;
+  std::vector<std::string> strings;
+  std::unordered_map<std::string, int64_t> stringIds;
+  uint64_t startTicks = 0;
+  std::string startTime;
+  double nsPerTick = 1.0;
+  std::vector<RegisteredTables> tables;
+};
+
+/// Full buffers on their way to the drain thread. Its own lock, held only
+/// for queue operations, so a handing-off thread never waits for conversion.
+/// Chunks are popped only while holding State::mu, which keeps each thread's
+/// records in order between the drain thread and a final drain.
+struct Chunk {
+  ThreadBuffer *owner;
+  Record *begin, *end;
+};
+struct DrainQueue {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Chunk> chunks;
+  std::vector<Record *> freeBlocks;
+  size_t blockRecords = 0;
+  bool started = false;
+  size_t queuedBytes = 0;
+};
+DrainQueue &Q() {
+  static DrainQueue *q = new DrainQueue;
+  return *q;
+}
+constexpr size_t kMaxQueued = 16; // past this the calling thread drains itself
+
+State &S() {
+  static State *s = new State;
+  return *s;
+}
+
+
+void calibrate(State &s) {
+#if defined(__x86_64__) || defined(__i386__)
+  // (mono, tsc, mono) triples with a tight bracket, 2 ms apart.
+  auto sample = [](uint64_t &ns, uint64_t &tsc) {
+    for (int i = 0; i < 100; ++i) {
+      timespec a, b;
+      clock_gettime(CLOCK_MONOTONIC, &a);
+      uint64_t t = __rdtsc();
+      clock_gettime(CLOCK_MONOTONIC, &b);
+      uint64_t na = uint64_t(a.tv_sec) * 1000000000ull + uint64_t(a.tv_nsec);
+      uint64_t nb = uint64_t(b.tv_sec) * 1000000000ull + uint64_t(b.tv_nsec);
+      if (nb - na < 2000 || i == 99) {
+        ns = (na + nb) / 2;
+        tsc = t;
+        return;
+      }
+    }
+  };
+  uint64_t n0, c0, n1, c1;
+  sample(n0, c0);
+  do
+    sample(n1, c1);
+  while (n1 - n0 < 2000000);
+  s.nsPerTick = c1 > c0 ? double(n1 - n0) / double(c1 - c0) : 1.0;
+#else
+  s.nsPerTick = 1.0;
+#endif
+}
+
+bool printsWarnings() {
+  // One warning per job: rank 0 only (Hydra/PMI set PMI_RANK before main).
+  const char *r = std::getenv("PMI_RANK");
+  if (!r)
+    r = std::getenv("OMPI_COMM_WORLD_RANK");
+  return !r || std::strcmp(r, "0") == 0;
+}
+
+std::string exeBaseName() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0)
+    return "program";
+  buf[n] = 0;
+  const char *slash = std::strrchr(buf, '/');
+  return slash ? slash + 1 : buf;
+}
+
+std::vector<std::string> commandLine() {
+  std::vector<std::string> args;
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string arg;
+  while (std::getline(in, arg, '\0'))
+    args.push_back(arg);
+  return args;
+}
+
+std::string tracePath(const State &s) {
+  if (!s.settings.traceFile.empty())
+    return s.settings.traceFile;
+  return exeBaseName() + "." + std::to_string(s.nranks) + ".sio.json";
+}
+
+void convert(State &s, ThreadBuffer *b, const Record &r) {
+  switch (r.kind) {
+  case RecKind::LoopEnter: s.comp.loopEnter(r.id); return;
+  case RecKind::LoopIter: s.comp.loopIter(r.id); return;
+  case RecKind::LoopExit: s.comp.loopExit(r.id); return;
+  case RecKind::Event: break;
+  }
+  const CallInfo &ci = kCallInfo[r.call];
+  Event ev;
+  ev.op = ci.op;
+  ev.layer = ci.layer;
+  ev.site = r.id;
+  ev.inner = r.inner != 0;
+  ev.params.reserve(r.nslots);
+  for (int i = 0; i < r.nslots; ++i) {
+    Value v;
+    if (r.strMask & (1u << i)) {
+      int64_t id = r.slots[i].value;
+      v = id >= 0 && size_t(id) < s.strings.size() ? s.strings[size_t(id)] : std::string();
+    } else {
+      v = Expr(r.slots[i].value);
+    }
+    ev.params.push_back(Param{r.slots[i].name, ElasticValue(std::move(v), RankList())});
+  }
+  // Compute time: since the previous event of this thread; inner events count
+  // from the start of their MPI-IO call or the previous inner event.
+  uint64_t &ref = r.inner ? b->lastInnerRef : b->lastEnd;
+  if (ref == 0)
+    ref = s.startTicks;
+  ev.compute.add(r.t0 > ref ? ticksToNs(r.t0 - ref) : 0);
+  ev.duration.add(r.t1 > r.t0 ? ticksToNs(r.t1 - r.t0) : 0);
+  if (r.inner) {
+    ref = r.t1;
+  } else {
+    b->lastEnd = r.t1;
+    b->lastInnerRef = r.t0;
+  }
+  s.comp.event(std::move(ev));
+  ++s.events;
+}
+
+void checkCap(State &s) {
+  size_t bytes = s.comp.approxBytes();
+  for (ThreadBuffer *b = s.buffers; b; b = b->next)
+    bytes += size_t(b->end - b->begin) * sizeof(Record);
+  bytes += Q().queuedBytes;
+  if (bytes > s.settings.memoryCap && !g_dropping.load()) {
+    g_dropping.store(true);
+    s.capNotes.push_back("memory cap SIO_MEMORY_CAP=" + std::to_string(s.settings.memoryCap) +
+                         " bytes reached after " + std::to_string(s.events) +
+                         " events on rank " + std::to_string(s.rank) + "; later events were dropped");
+  }
+}
+
+void drainLocked(State &s, ThreadBuffer *b) {
+  Record *r = b->begin;
+  for (; r < b->cur && !r->open; ++r)
+    convert(s, b, *r);
+  size_t rest = size_t(b->cur - r);
+  if (r != b->begin) {
+    std::memmove(static_cast<void *>(b->begin), r, rest * sizeof(Record));
+    if (b->openRec)
+      b->openRec -= (r - b->begin);
+  }
+  b->cur = b->begin + rest;
+  if (++s.drainsSinceCapCheck >= 1 || g_dropping.load()) {
+    s.drainsSinceCapCheck = 0;
+    checkCap(s);
+  }
+}
+
+void recycle(DrainQueue &q, Record *block) {
+  std::lock_guard lk(q.mu);
+  q.freeBlocks.push_back(block);
+}
+
+/// Pops and converts one queued chunk; false if the queue is empty. Caller
+/// holds State::mu.
+bool convertOneQueued(State &s) {
+  DrainQueue &q = Q();
+  Chunk c;
+  {
+    std::lock_guard lk(q.mu);
+    if (q.chunks.empty())
+      return false;
+    c = q.chunks.front();
+    q.chunks.pop_front();
+    q.queuedBytes -= size_t(c.end - c.begin) * sizeof(Record);
+  }
+  for (Record *r = c.begin; r < c.end; ++r)
+    convert(s, c.owner, *r);
+  recycle(q, c.begin);
+  checkCap(s);
+  return true;
+}
+
+void flushQueue(State &s) {
+  while (convertOneQueued(s)) {
+  }
+}
+
+void drainThreadMain() {
+  ++tls.blocked; // nothing this thread does is the application's
+  State &s = S();
+  DrainQueue &q = Q();
+  while (true) {
+    {
+      std::unique_lock lk(q.mu);
+      q.cv.wait(lk, [&] { return !q.chunks.empty(); });
+    }
+    std::lock_guard lk(s.mu);
+    convertOneQueued(s);
+  }
+}
+
+void drainAll(State &s) {
+  flushQueue(s);
+  for (ThreadBuffer *b = s.buffers; b; b = b->next)
+    drainLocked(s, b);
+}
+
+void collectIds(const std::vector<Node> &nodes, std::set<uint64_t> &sites, std::set<uint64_t> &loops) {
+  for (const Node &n : nodes) {
+    if (n.isEvent()) {
+      if (n.event().site)
+        sites.insert(n.event().site);
+    } else {
+      if (n.loop().id)
+        loops.insert(n.loop().id);
+      collectIds(n.loop().body, sites, loops);
+    }
+  }
+}
+
+/// Site and loop descriptors of the ids the trace uses (and their parents),
+/// so the tables do not grow with the program.
+void fillSiteTables(State &s, Trace &t) {
+  std::set<uint64_t> sites, loops;
+  collectIds(t.body, sites, loops);
+  const std::vector<RegisteredTables> &all = s.tables;
+  std::unordered_map<uint64_t, const SioLoopDesc *> loopById;
+  for (const auto &rt : all)
+    for (const SioLoopDesc *l = rt.lb; l && l < rt.le; ++l)
+      loopById.emplace(l->id, l);
+  for (const auto &rt : all)
+    for (const SioSiteDesc *d = rt.sb; d && d < rt.se; ++d)
+      if (sites.erase(d->id)) {
+        t.sites.push_back({d->id, d->file ? d->file : "", d->line, d->column, d->function ? d->function : "",
+                           d->callee ? d->callee : "", d->loop_id});
+        if (d->loop_id)
+          loops.insert(d->loop_id);
+      }
+  std::set<uint64_t> done;
+  std::vector<uint64_t> todo(loops.begin(), loops.end());
+  while (!todo.empty()) {
+    uint64_t id = todo.back();
+    todo.pop_back();
+    if (!done.insert(id).second)
+      continue;
+    auto it = loopById.find(id);
+    if (it == loopById.end())
+      continue;
+    const SioLoopDesc *l = it->second;
+    t.loops.push_back({l->id, l->file ? l->file : "", l->line, l->column, l->function ? l->function : "",
+                       l->parent_id});
+    if (l->parent_id)
+      todo.push_back(l->parent_id);
+  }
+  std::sort(t.sites.begin(), t.sites.end(), [](auto &a, auto &b) { return a.id < b.id; });
+  std::sort(t.loops.begin(), t.loops.end(), [](auto &a, auto &b) { return a.id < b.id; });
+}
+
+/// This rank's trace: header, tables, compressed body.
+Trace buildRankTrace(State &s) {
+  drainAll(s);
+  Trace t;
+  t.header.version = kFormatVersion;
+  t.header.generator = "sio-runtime " SIO_VERSION;
+  t.header.program = exeBaseName();
+  t.header.commandLine = commandLine();
+  t.header.nranks = s.nranks;
+  t.header.droppedEvents = g_dropped.load();
+  t.header.complete = t.header.droppedEvents == 0;
+  for (const auto &n : s.capNotes)
+    t.header.notes.push_back(n);
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  t.header.metadata["hostname"] = host;
+  t.header.metadata["start_time"] = s.startTime;
+  for (size_t i = 0; i < s.files.size(); ++i) {
+    FileEntry f;
+    f.id = int64_t(i);
+    f.name.push_back(FileNamePart{s.files[i], std::nullopt, 0});
+    t.files.push_back(std::move(f));
+  }
+  fillObjectTables(t);
+  t.body = s.comp.finish(s.rank, s.nranks);
+  return t;
+}
+
+void writeTrace(State &s, Trace &t, const std::string &path) {
+  try {
+    writeTraceFile(path, t);
+    if (s.settings.verbose)
+      std::fprintf(stderr, "sio: rank %d wrote %s\n", s.rank, path.c_str());
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "sio: warning: could not write the trace: %s\n", e.what());
+  }
+}
+
+// ---- merge over PMPI point-to-point -------------------------------------------
+
+constexpr int kTagLen = 0x510, kTagData = 0x511;
+
+void sendTrace(State &s, const Trace &t, int to) {
+  std::string bytes = serializeTrace(t);
+  long long len = (long long)bytes.size();
+  PMPI_Send(&len, 1, MPI_LONG_LONG, to, kTagLen, s.mergeComm);
+  // Chunks below INT_MAX bytes.
+  for (long long off = 0; off < len; off += (1 << 30)) {
+    int n = int(std::min<long long>(len - off, 1 << 30));
+    PMPI_Send(bytes.data() + off, n, MPI_CHAR, to, kTagData, s.mergeComm);
+  }
+}
+
+Trace recvTrace(State &s, int from) {
+  long long len = 0;
+  PMPI_Recv(&len, 1, MPI_LONG_LONG, from, kTagLen, s.mergeComm, MPI_STATUS_IGNORE);
+  std::string bytes(size_t(len), '\0');
+  for (long long off = 0; off < len; off += (1 << 30)) {
+    int n = int(std::min<long long>(len - off, 1 << 30));
+    PMPI_Recv(bytes.data() + off, n, MPI_CHAR, from, kTagData, s.mergeComm, MPI_STATUS_IGNORE);
+  }
+  return deserializeTrace(bytes);
+}
+
+double nowMs() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void finishNoMpi() {
+  State &s = S();
+  Blocked blk;
+  std::lock_guard lk(s.mu);
+  if (s.finished || !s.initialized || s.settings.disable)
+    return;
+  if (s.mpiInitialized) {
+    // MPI_Finalize never came: the other ranks may be gone, no merge.
+    writePartial("the program exited without MPI_Finalize", false);
+    return;
+  }
+  g_active.store(false);
+  s.finished = true;
+  drainAll(s);
+  if (s.events == 0)
+    return; // helper processes (shells, mpiexec) leave no trace
+  Trace t = buildRankTrace(s);
+  t.header.metadata["merge_rounds"] = "0";
+  finalizeMerged(t);
+  fillSiteTables(s, t);
+  writeTrace(s, t, tracePath(s));
+}
+
+// ---- signals ----------------------------------------------------------------
+
+struct sigaction g_prevTerm, g_prevAbrt;
+
+void onSignal(int sig) {
+  int saved = errno;
+  writePartial(sig == SIGTERM ? "killed by SIGTERM" : "aborted (SIGABRT)", true);
+  // Chain: restore the previous disposition and re-raise.
+  sigaction(sig, sig == SIGTERM ? &g_prevTerm : &g_prevAbrt, nullptr);
+  errno = saved;
+  raise(sig);
+}
+
+void installSignalHandlers() {
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = onSignal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  sigaction(SIGTERM, &sa, &g_prevTerm);
+  sigaction(SIGABRT, &sa, &g_prevAbrt);
+}
+
+__attribute__((constructor(101))) void runtimeConstructor() { ensureInit(); }
+
+} // namespace
+
+uint64_t ticksToNs(uint64_t t) { return uint64_t(double(t) * S().nsPerTick); }
+
+ThreadBuffer *createThreadBuffer() {
+  State &s = S();
+  Blocked blk;
+  std::lock_guard lk(s.mu);
+  auto *b = new ThreadBuffer;
+  size_t n = Q().blockRecords;
+  b->begin = static_cast<Record *>(std::calloc(n, sizeof(Record)));
+  b->cur = b->begin;
+  b->end = b->begin ? b->begin + n : b->begin;
+  b->next = s.buffers;
+  s.buffers = b;
+  return b;
+}
+
+void handOffBuffer(ThreadBuffer *b) {
+  State &s = S();
+  DrainQueue &q = Q();
+  Blocked blk;
+  if (!s.settings.drainThread || s.finished) {
+    drainBuffer(b);
+    return;
+  }
+  // The MPI-IO record in progress (and the inner events after it) stay with
+  // the thread: they move to the fresh block.
+  Record *cut = b->openRec ? b->openRec : b->cur;
+  Record *fresh = nullptr;
+  bool tooMany = false;
+  {
+    std::lock_guard lk(q.mu);
+    if (!q.freeBlocks.empty()) {
+      fresh = q.freeBlocks.back();
+      q.freeBlocks.pop_back();
+    }
+    tooMany = q.chunks.size() >= kMaxQueued;
+  }
+  if (!fresh)
+    fresh = static_cast<Record *>(std::calloc(q.blockRecords, sizeof(Record)));
+  if (!fresh || cut == b->begin) {
+    if (fresh)
+      recycle(q, fresh);
+    drainBuffer(b); // no memory, or nothing to hand over: drain here
+    return;
+  }
+  size_t rest = size_t(b->cur - cut);
+  std::memcpy(static_cast<void *>(fresh), cut, rest * sizeof(Record));
+  Chunk c{b, b->begin, cut};
+  if (b->openRec)
+    b->openRec = fresh;
+  b->begin = fresh;
+  b->cur = fresh + rest;
+  b->end = fresh + q.blockRecords;
+  bool start = false;
+  {
+    std::lock_guard lk(q.mu);
+    q.chunks.push_back(c);
+    q.queuedBytes += size_t(c.end - c.begin) * sizeof(Record);
+    start = !q.started;
+    q.started = true;
+  }
+  if (start) {
+    // Started on first need: processes that trace little never get a thread.
+    try {
+      std::thread(drainThreadMain).detach();
+    } catch (...) {
+      s.settings.drainThread = false;
+    }
+  }
+  q.cv.notify_one();
+  if (tooMany) {
+    // The drain thread falls behind: keep memory bounded by helping.
+    std::lock_guard lk(s.mu);
+    flushQueue(s);
+  }
+}
+
+void drainBuffer(ThreadBuffer *b) {
+  State &s = S();
+  Blocked blk;
+  std::lock_guard lk(s.mu);
+  if (s.finished)
+    b->cur = b->begin; // events after the end are dropped silently
+  else
+    drainLocked(s, b);
+}
+
+int32_t newFdCode() { return g_nextFd.fetch_add(1, std::memory_order_relaxed); }
+int32_t newStreamCode() { return g_nextStream.fetch_add(1, std::memory_order_relaxed); }
+
+bool pathExcluded(const char *path) {
+  for (const std::string &p : S().settings.excludePaths)
+    if (std::strncmp(path, p.data(), p.size()) == 0)
+      return true;
+  return false;
+}
+
+int64_t fileId(const char *path) {
+  State &s = S();
+  Blocked blk; // a signal handler must not find the lock held mid-update
+  std::lock_guard lk(s.mu);
+  auto [it, fresh] = s.fileIds.try_emplace(path, int64_t(s.files.size()));
+  if (fresh)
+    s.files.emplace_back(path);
+  return it->second;
+}
+
+int64_t stringId(const char *text) {
+  State &s = S();
+  Blocked blk; // a signal handler must not find the lock held mid-update
+  std::lock_guard lk(s.mu);
+  auto [it, fresh] = s.stringIds.try_emplace(text, int64_t(s.strings.size()));
+  if (fresh)
+    s.strings.emplace_back(text);
+  return it->second;
+}
+
+void ensureInit() {
+  State &s = S();
+  Blocked blk;
+  std::lock_guard lk(s.mu);
+  if (s.initialized)
+    return;
+  s.initialized = true;
+  s.settings = parseSettingsFromEnvironment(s.warnings);
+  if (printsWarnings())
+    for (const auto &w : s.warnings)
+      std::fprintf(stderr, "%s\n", w.c_str());
+  if (s.settings.disable)
+    return;
+  g_layers = s.settings.layers;
+  Q().blockRecords = size_t(s.settings.bufferRecords);
+  // A forked child has no drain thread: it starts its own when needed.
+  pthread_atfork(nullptr, nullptr, [] { Q().started = false; });
+  calibrate(s);
+  s.startTicks = ticks();
+  char buf[64];
+  std::time_t now = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  s.startTime = buf;
+  installSignalHandlers();
+  std::atexit(finishNoMpi);
+  g_active.store(true);
+}
+
+void onMpiInitialized() {
+  State &s = S();
+  Blocked blk;
+  std::lock_guard lk(s.mu);
+  s.mpiInitialized = true;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &s.nranks);
+  // A private communicator: the merge's messages never meet the program's.
+  PMPI_Comm_dup(MPI_COMM_WORLD, &s.mergeComm);
+}
+
+void finalizeMpi() {
+  State &s = S();
+  Blocked blk;
+  std::lock_guard lk(s.mu);
+  if (s.finished || !s.initialized || s.settings.disable || !s.mpiInitialized)
+    return;
+  g_active.store(false);
+  s.finished = true;
+  double t0 = nowMs();
+  Trace t = buildRankTrace(s);
+  double buildMs = nowMs() - t0;
+
+  // Binomial tree: in round k, ranks with bit k set send to rank - 2^k and
+  // stop; the others receive from rank + 2^k. ceil(log2 P) rounds.
+  int rounds = 0;
+  std::vector<double> roundMs;
+  for (int step = 1; step < s.nranks; step <<= 1, ++rounds) {
+    double r0 = nowMs();
+    if (s.rank & step) {
+      sendTrace(s, t, s.rank - step);
+      break;
+    }
+    if (s.rank + step < s.nranks) {
+      try {
+        t = mergeTraces(std::move(t), recvTrace(s, s.rank + step));
+      } catch (const std::exception &e) {
+        t.header.complete = false;
+        t.header.notes.push_back(std::string("merge failed: ") + e.what());
+      }
+    }
+    roundMs.push_back(nowMs() - r0);
+  }
+  if (s.rank == 0) {
+    double f0 = nowMs();
+    finalizeMerged(t);
+    fillSiteTables(s, t);
+    t.header.nranks = s.nranks;
+    t.header.metadata["merge_rounds"] = std::to_string(rounds);
+    double total = 0;
+    for (size_t i = 0; i < roundMs.size(); ++i) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.3f", roundMs[i]);
+      t.header.metadata["merge_round_" + std::to_string(i) + "_ms"] = b;
+      total += roundMs[i];
+    }
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3f", total);
+    t.header.metadata["merge_ms"] = b;
+    std::snprintf(b, sizeof b, "%.3f", nowMs() - f0);
+    t.header.metadata["finalize_ms"] = b;
+    std::snprintf(b, sizeof b, "%.3f", buildMs);
+    t.header.metadata["rank0_build_ms"] = b;
+    writeTrace(s, t, tracePath(s));
+  }
+  if (s.settings.verbose)
+    std::fprintf(stderr, "sio: rank %d: %llu events, %llu dropped\n", s.rank, (unsigned long long)s.events,
+                 (unsigned long long)g_dropped.load());
+  PMPI_Comm_free(&s.mergeComm);
+}
+
+void writePartial(const char *why, bool fromSignal) {
+  State &s = S();
+  // A signal that interrupted the runtime itself on this thread: its state
+  // may be half-updated, so no partial trace rather than a corrupt one.
+  if (fromSignal && tls.blocked)
+    return;
+  Blocked blk;
+  // The drain thread may hold the lock for a moment: wait up to ~2 s for it,
+  // never forever (a signal must not hang the program).
+  bool locked = false;
+  for (int i = 0; i < 2000 && !(locked = s.mu.try_lock()); ++i)
+    usleep(1000);
+  if (!locked)
+    return;
+  std::lock_guard lk(s.mu, std::adopt_lock);
+  if (s.finished || !s.initialized || s.settings.disable)
+    return;
+  g_active.store(false);
+  s.finished = true;
+  try {
+    Trace t = buildRankTrace(s);
+    t.header.complete = false;
+    t.header.notes.push_back(std::string("partial trace of rank ") + std::to_string(s.rank) + ": " + why);
+    t.header.metadata["partial_rank"] = std::to_string(s.rank);
+    fillSiteTables(s, t);
+    writeTrace(s, t, tracePath(s) + ".rank" + std::to_string(s.rank) + ".partial.sio.json");
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "sio: warning: no partial trace: %s\n", e.what());
+  }
+}
+
+void registerTables(const void *sb, const void *se, const void *lb, const void *le) {
+  RegisteredTables rt{static_cast<const SioSiteDesc *>(sb), static_cast<const SioSiteDesc *>(se),
+                      static_cast<const SioLoopDesc *>(lb), static_cast<const SioLoopDesc *>(le)};
+  // Module constructors may run before ours: S() is created on first use.
+  State &s = S();
+  std::lock_guard lk(s.mu);
+  s.tables.push_back(rt);
+}
+
+} // namespace sio::rt

@@ -1,0 +1,193 @@
+// Internal state of the tracing runtime shared by the wrappers (hot path),
+// the ABI entry points and the finalize/merge driver.
+//
+// Hot path (STYLE.md, Caliper trace service): a thread-local ThreadState, a
+// per-thread buffer of fixed-size plain records appended after a fits()
+// check, no lock and no malloc per call. A full buffer is handed to a drain
+// thread (one lock and a wake-up per buffer) that converts its records to
+// sio::trace::Event and feeds the IntraRankCompressor, off the calling
+// thread; what is left is drained at the end.
+#pragma once
+
+#include "Settings.h"
+#include "sio/trace/Trace.h"
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+namespace sio::rt {
+
+/// Dense ids of the intercepted functions, in IoCalls.def order.
+enum class CallId : uint16_t {
+#define SIO_IO_CALL(NAME, ...) NAME,
+#include "sio/IoCalls.def"
+  kCount
+};
+inline constexpr size_t kNumCalls = static_cast<size_t>(CallId::kCount);
+
+struct CallInfo {
+  const char *name; ///< the symbol, e.g. "pread64"
+  const char *op;   ///< the operation recorded, e.g. "pread"
+  sio::trace::Layer layer;
+};
+extern const CallInfo kCallInfo[kNumCalls];
+
+// ---- records --------------------------------------------------------------
+
+inline constexpr int kMaxSlots = 7;
+
+struct Slot {
+  const char *name; ///< static string: the parameter's name in the trace
+  int64_t value;    ///< integer, coded handle, file id or string-table index
+};
+
+enum class RecKind : uint8_t { Event, LoopEnter, LoopIter, LoopExit };
+
+/// One intercepted call or loop marker; plain data, 144 bytes.
+struct Record {
+  RecKind kind;
+  uint8_t inner;   ///< ran inside a traced MPI-IO call
+  uint8_t open;    ///< call in progress (t1 and outputs not yet known)
+  uint8_t nslots;
+  uint8_t strMask; ///< bit i: slots[i].value indexes the string table
+  uint16_t call;   ///< CallId
+  uint64_t id;     ///< site id (events) or loop id (markers)
+  uint64_t t0, t1; ///< ticks at entry and return
+  Slot slots[kMaxSlots];
+
+  void add(const char *name, int64_t value) {
+    if (nslots < kMaxSlots)
+      slots[nslots++] = {name, value};
+  }
+  void addString(const char *name, int64_t stringId) {
+    if (nslots < kMaxSlots) {
+      strMask |= uint8_t(1u << nslots);
+      slots[nslots++] = {name, stringId};
+    }
+  }
+};
+
+/// A thread's record buffer. Heap-allocated once per thread (under the
+/// runtime lock) and kept after the thread ends, so finalize still drains it.
+struct ThreadBuffer {
+  Record *begin = nullptr, *cur = nullptr, *end = nullptr;
+  ThreadBuffer *next = nullptr;
+  Record *openRec = nullptr; ///< the MPI-IO record in progress, moved by drains
+  // Conversion state for compute times, written by the drain thread: on its
+  // own cache line, or every call would miss on `cur`.
+  alignas(64) uint64_t lastEnd = 0;
+  uint64_t lastInnerRef = 0;
+};
+
+/// Per-thread state. Trivial, zero-initialised, initial-exec TLS: reading it
+/// costs one %fs-relative load.
+struct ThreadState {
+  uint32_t blocked;    ///< >0: runtime internals, MPI_Init/Finalize: record nothing
+  uint32_t depth;      ///< intercepted MPI calls in progress on this thread
+  uint32_t mpiioOpen;  ///< a recorded MPI-IO call is in progress: nested POSIX is inner
+  uint64_t pendingSite;
+  ThreadBuffer *buf;
+};
+
+extern thread_local ThreadState tls __attribute__((tls_model("initial-exec")));
+
+/// Fast global switches read on every call.
+extern std::atomic<bool> g_active;   ///< initialised, enabled, not yet finished
+extern std::atomic<bool> g_dropping; ///< past the memory cap
+extern std::atomic<uint64_t> g_dropped;
+extern unsigned g_layers;            ///< SIO_LAYERS mask
+
+inline bool layerEnabled(sio::trace::Layer l) { return (g_layers >> static_cast<unsigned>(l)) & 1u; }
+
+// ---- time -----------------------------------------------------------------
+
+inline uint64_t ticks() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __rdtsc(); // calibrated against CLOCK_MONOTONIC at init (~7 ns vs ~20 ns vDSO)
+#else
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+#endif
+}
+uint64_t ticksToNs(uint64_t ticks);
+
+// ---- buffer -----------------------------------------------------------------
+
+ThreadBuffer *createThreadBuffer();
+/// Converts the buffer's committed records (all but an open one and what
+/// follows it) and compacts it, on this thread. Takes the runtime lock.
+void drainBuffer(ThreadBuffer *buf);
+/// Hands the buffer's committed records to the drain thread and gives the
+/// buffer fresh storage (the open record, if any, moves along).
+void handOffBuffer(ThreadBuffer *buf);
+
+/// A free record slot in this thread's buffer (handing it off first if full).
+inline Record *reserveRecord(ThreadState &ts) {
+  ThreadBuffer *b = ts.buf;
+  if (__builtin_expect(b == nullptr, 0))
+    b = ts.buf = createThreadBuffer();
+  if (__builtin_expect(b->cur == b->end, 0))
+    handOffBuffer(b);
+  if (__builtin_expect(b->cur == b->end, 0))
+    return nullptr; // an open record fills the buffer: cannot happen with >=16 records
+  return b->cur;
+}
+
+// ---- handle tables (coded as small integers in creation order) ----------------
+
+inline constexpr int kMaxFd = 1 << 16;
+/// fd -> 1 + code; 0: not a descriptor whose open was recorded.
+extern std::atomic<int32_t> g_fdCode[kMaxFd];
+/// fd -> 1 + stream code for FILE*s whose fopen was recorded.
+extern std::atomic<int32_t> g_streamCode[kMaxFd];
+
+int32_t newFdCode();
+int32_t newStreamCode();
+/// Path filter (SIO_EXCLUDE_PATHS); only called on opens.
+bool pathExcluded(const char *path);
+int64_t fileId(const char *path);   ///< the rank's file table
+int64_t stringId(const char *text); ///< the rank's string table
+
+// MPI objects: defined in MpiHandles.cpp with the MPI types erased to
+// integers/pointers so this header stays MPI-free.
+int64_t fhCode(const void *fh);       ///< -1 if unknown
+int64_t fhOpen(const void *fh);       ///< a new code
+void fhClose(const void *fh);
+int64_t requestCode(int64_t req);     ///< -1 if not an I/O request
+int64_t requestNew(int64_t req);
+void requestRelease(int64_t req);
+int64_t commCode(int64_t comm);
+int64_t commSplit(int64_t parent, int64_t color, int64_t key, int64_t newcomm);
+int64_t commDup(int64_t parent, int64_t newcomm);
+void commFree(int64_t comm);
+int64_t datatypeCode(int64_t datatype);
+int64_t infoCode(int64_t info);
+
+// ---- lifecycle ------------------------------------------------------------------
+
+void ensureInit();            ///< idempotent; constructor calls it
+void onMpiInitialized();      ///< after PMPI_Init: rank, nranks, merge communicator
+void finalizeMpi();           ///< from MPI_Finalize, before PMPI_Finalize
+/// This rank's partial trace `<path>.rank<N>.partial.sio.json`, marked
+/// incomplete with `why` (signals, MPI_Abort, exit without MPI_Finalize).
+void writePartial(const char *why, bool fromSignal = false);
+/// Fills the trace's MPI object tables (MpiHandles.cpp).
+void fillObjectTables(sio::trace::Trace &t);
+void registerTables(const void *sitesBegin, const void *sitesEnd, const void *loopsBegin, const void *loopsEnd);
+
+/// Blocks recording on this thread for a scope (runtime's own calls).
+struct Blocked {
+  Blocked() { ++tls.blocked; }
+  ~Blocked() { --tls.blocked; }
+  Blocked(const Blocked &) = delete;
+  Blocked &operator=(const Blocked &) = delete;
+};
+
+} // namespace sio::rt

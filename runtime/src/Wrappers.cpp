@@ -1,0 +1,256 @@
+// The interception layer, generated from IoCalls.def: one wrapper per line,
+// defined under the real symbol name (asm label, so the system headers'
+// declarations, fortify inlines and exception specifications do not clash).
+// The same object serves LD_PRELOAD and link-time interposition (sio-cxx puts
+// libsiotrace-rt before libc and libmpi). POSIX/stdio wrappers reach the real
+// function through dlsym(RTLD_NEXT), MPI wrappers through PMPI_*.
+#include "ParamKinds.h"
+
+#include <cerrno>
+#include <cstdarg>
+#include <dlfcn.h>
+#include <sys/types.h>
+#include <type_traits>
+#include <unistd.h>
+
+#define SIO_EXPORT __attribute__((visibility("default")))
+
+namespace sio::rt {
+namespace {
+
+using sio::trace::Layer;
+
+// ---- real functions -------------------------------------------------------------
+
+std::atomic<void *> g_real[kNumCalls];
+thread_local bool t_resolving __attribute__((tls_model("initial-exec")));
+
+void *resolve(CallId id) {
+  auto idx = static_cast<size_t>(id);
+  void *p = g_real[idx].load(std::memory_order_acquire);
+  if (__builtin_expect(p != nullptr, 1))
+    return p;
+  if (t_resolving)
+    return nullptr; // dlsym calling back into a wrapper: let that inner call fail
+  t_resolving = true;
+  p = dlsym(RTLD_NEXT, kCallInfo[idx].name);
+  t_resolving = false;
+  g_real[idx].store(p, std::memory_order_release);
+  return p;
+}
+
+template <CallId ID, class Fn> Fn realPosix() { return reinterpret_cast<Fn>(resolve(ID)); }
+
+/// Calls `real`, or fails with ENOSYS when it could not be resolved.
+template <class Fn, class... V> auto callReal(Fn real, V... v) {
+  using R = decltype(real(v...));
+  if (__builtin_expect(real == nullptr, 0)) {
+    errno = ENOSYS;
+    if constexpr (std::is_pointer_v<R>)
+      return R(nullptr);
+    else
+      return R(-1);
+  }
+  return real(v...);
+}
+
+thread_local Record t_scratch __attribute__((tls_model("initial-exec")));
+
+template <class R> int64_t retValue(R r) {
+  if constexpr (std::is_pointer_v<R>)
+    return r ? 0 : -1;
+  else
+    return int64_t(r);
+}
+
+/// The body of every wrapper.
+template <CallId ID, Layer L, class RK, class Fn, class... As>
+__attribute__((always_inline)) inline auto traced(Fn real, As... as) {
+  constexpr bool kMpi = L == Layer::MPIIO || L == Layer::SYNC;
+  ThreadState &ts = tls;
+  if (ts.blocked || !g_active.load(std::memory_order_relaxed))
+    return callReal(real, as.value...);
+
+  bool inner = false;
+  if (ts.depth) {
+    if constexpr (kMpi) {
+      // MPI called from inside an intercepted MPI call: the library's own.
+      ++ts.depth;
+      auto r = callReal(real, as.value...);
+      --ts.depth;
+      return r;
+    } else {
+      if (!ts.mpiioOpen)
+        return callReal(real, as.value...);
+      inner = true;
+    }
+  }
+
+  // The plugin's site marker belongs to this call only, recorded or not.
+  uint64_t site = 0;
+  if (!inner) {
+    site = ts.pendingSite;
+    ts.pendingSite = 0;
+  }
+  int *errnoPtr = &errno; // one __errno_location() call, not four
+  int savedErrno = *errnoPtr;
+  Record *rec = nullptr;
+  bool ok = false;
+  Call c;
+  if (layerEnabled(L)) {
+    bool dropping = g_dropping.load(std::memory_order_relaxed);
+    rec = dropping ? &t_scratch : reserveRecord(ts);
+    if (rec == nullptr) {
+      rec = &t_scratch;
+      dropping = true;
+    }
+    rec->kind = RecKind::Event;
+    rec->inner = inner;
+    rec->open = 1;
+    rec->nslots = 0;
+    rec->strMask = 0;
+    rec->call = static_cast<uint16_t>(ID);
+    rec->id = site;
+    c.rec = rec;
+    ok = (As::Kind::pre(c, as.name, as.value) && ...);
+    if (ok) {
+      if (dropping) {
+        g_dropped.fetch_add(1, std::memory_order_relaxed);
+        rec = &t_scratch; // outputs still update the handle tables
+      } else {
+        ts.buf->cur = rec + 1;
+        if constexpr (kMpi)
+          ts.buf->openRec = rec;
+      }
+    }
+  }
+
+  if constexpr (kMpi) {
+    ++ts.depth;
+    if (L == Layer::MPIIO)
+      ++ts.mpiioOpen;
+  }
+  *errnoPtr = savedErrno;
+  uint64_t t0 = ticks();
+  auto r = callReal(real, as.value...);
+  uint64_t t1 = ticks();
+  int err = *errnoPtr;
+  if constexpr (kMpi) {
+    --ts.depth;
+    if (L == Layer::MPIIO)
+      --ts.mpiioOpen;
+  }
+  if (ok) {
+    if constexpr (kMpi) {
+      // A drain during the call (inner events filled the buffer) moved it.
+      if (rec != &t_scratch) {
+        rec = ts.buf->openRec;
+        ts.buf->openRec = nullptr;
+      }
+    }
+    c.rec = rec;
+    c.ret = retValue(r);
+    RK::post(c, r);
+    (As::Kind::post(c, as.name, as.value), ...);
+    c.finish();
+    rec->t0 = t0;
+    rec->t1 = t1;
+    rec->open = 0;
+  }
+  *errnoPtr = err;
+  return r;
+}
+
+} // namespace
+} // namespace sio::rt
+
+// ---- generation from IoCalls.def -------------------------------------------------
+
+// Map a macro over P(KIND, TYPE, name) elements (C++20 __VA_OPT__).
+#define SIO_PARENS ()
+#define SIO_EXPAND(...) SIO_EXPAND3(SIO_EXPAND3(SIO_EXPAND3(SIO_EXPAND3(__VA_ARGS__))))
+#define SIO_EXPAND3(...) SIO_EXPAND2(SIO_EXPAND2(SIO_EXPAND2(SIO_EXPAND2(__VA_ARGS__))))
+#define SIO_EXPAND2(...) SIO_EXPAND1(SIO_EXPAND1(SIO_EXPAND1(SIO_EXPAND1(__VA_ARGS__))))
+#define SIO_EXPAND1(...) __VA_ARGS__
+#define SIO_MAP(m, ...) __VA_OPT__(SIO_EXPAND(SIO_MAP_HELPER(m, __VA_ARGS__)))
+#define SIO_MAP_HELPER(m, a, ...) m(a) __VA_OPT__(, SIO_MAP_AGAIN SIO_PARENS(m, __VA_ARGS__))
+#define SIO_MAP_AGAIN() SIO_MAP_HELPER
+
+#define SIO_DECL(p) SIO_DECL_##p
+#define SIO_DECL_P(K, T, N) T N
+#define SIO_TYPE(p) SIO_TYPE_##p
+#define SIO_TYPE_P(K, T, N) T
+#define SIO_ARG(p) SIO_ARG_##p
+#define SIO_ARG_P(K, T, N) ::sio::rt::Arg<::sio::rt::pk::K, T>{#N, N}
+
+// Variadic open mode: declared, read after `flags`, passed on and recorded.
+#define SIO_VA_DECL_NOVA
+#define SIO_VA_DECL_VAMODE , ...
+#define SIO_VA_READ_NOVA
+#define SIO_VA_READ_VAMODE                                                                                   \
+  mode_t mode = 0;                                                                                           \
+  if (::sio::rt::openNeedsMode(flags)) {                                                                     \
+    va_list ap;                                                                                              \
+    va_start(ap, flags);                                                                                     \
+    mode = static_cast<mode_t>(va_arg(ap, int));                                                             \
+    va_end(ap);                                                                                              \
+  }
+#define SIO_VA_ARG_NOVA
+#define SIO_VA_ARG_VAMODE , ::sio::rt::Arg<::sio::rt::pk::VaMode, mode_t>{"mode", mode}
+
+#define SIO_REAL_MPIIO(NAME, FN) reinterpret_cast<FN>(&P##NAME)
+#define SIO_REAL_SYNC(NAME, FN) reinterpret_cast<FN>(&P##NAME)
+#define SIO_REAL_POSIX(NAME, FN) ::sio::rt::realPosix<::sio::rt::CallId::NAME, FN>()
+#define SIO_REAL_STDIO(NAME, FN) ::sio::rt::realPosix<::sio::rt::CallId::NAME, FN>()
+
+// MPICH declares no PMPI_ for a few symbols we may list; all used ones exist.
+#define SIO_IO_CALL(NAME, LAYER, OP, RET, RK, VA, ...)                                                       \
+  extern "C" SIO_EXPORT RET sio_wrap_##NAME(SIO_MAP(SIO_DECL, __VA_ARGS__) SIO_VA_DECL_##VA) __asm__(#NAME);  \
+  extern "C" RET sio_wrap_##NAME(SIO_MAP(SIO_DECL, __VA_ARGS__) SIO_VA_DECL_##VA) {                          \
+    using Fn = RET (*)(SIO_MAP(SIO_TYPE, __VA_ARGS__) SIO_VA_DECL_##VA);                                     \
+    SIO_VA_READ_##VA                                                                                         \
+    return ::sio::rt::traced<::sio::rt::CallId::NAME, ::sio::trace::Layer::LAYER, ::sio::rt::pk::RK>(        \
+        SIO_REAL_##LAYER(NAME, Fn), SIO_MAP(SIO_ARG, __VA_ARGS__) SIO_VA_ARG_##VA);                          \
+  }
+#include "sio/IoCalls.def"
+
+// ---- MPI lifecycle: not I/O, never recorded; what MPICH does inside (hardware
+// discovery, shared memory, process manager) is housekeeping. ----
+
+extern "C" SIO_EXPORT int MPI_Init(int *argc, char ***argv) {
+  sio::rt::ensureInit();
+  bool was = sio::rt::g_active.exchange(false);
+  ++sio::rt::tls.blocked;
+  int r = PMPI_Init(argc, argv);
+  --sio::rt::tls.blocked;
+  sio::rt::g_active.store(was);
+  if (r == MPI_SUCCESS)
+    sio::rt::onMpiInitialized();
+  return r;
+}
+
+extern "C" SIO_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  sio::rt::ensureInit();
+  bool was = sio::rt::g_active.exchange(false);
+  ++sio::rt::tls.blocked;
+  int r = PMPI_Init_thread(argc, argv, required, provided);
+  --sio::rt::tls.blocked;
+  sio::rt::g_active.store(was);
+  if (r == MPI_SUCCESS)
+    sio::rt::onMpiInitialized();
+  return r;
+}
+
+extern "C" SIO_EXPORT int MPI_Finalize(void) {
+  sio::rt::finalizeMpi();
+  ++sio::rt::tls.blocked;
+  int r = PMPI_Finalize();
+  --sio::rt::tls.blocked;
+  return r;
+}
+
+extern "C" SIO_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode) {
+  sio::rt::writePartial("MPI_Abort called", false);
+  ++sio::rt::tls.blocked;
+  return PMPI_Abort(comm, errorcode);
+}

@@ -1,0 +1,141 @@
+// Record buffer, handle tables and conversion, without interposition: the
+// test links the runtime core only, so its own I/O goes straight to libc.
+#include "ParamKinds.h"
+#include "Runtime.h"
+
+#include <gtest/gtest.h>
+
+using namespace sio::rt;
+
+TEST(Record, PlainAndSmall) {
+  static_assert(std::is_trivially_copyable_v<Record>);
+  static_assert(std::is_trivially_default_constructible_v<ThreadState>);
+  EXPECT_LE(sizeof(Record), 160u);
+  Record r{};
+  for (int i = 0; i < kMaxSlots + 3; ++i)
+    r.add("x", i);
+  EXPECT_EQ(r.nslots, kMaxSlots); // extra slots are dropped, never overflow
+  r.nslots = 0;
+  r.addString("mode", 3);
+  EXPECT_EQ(r.strMask, 1u);
+}
+
+TEST(Record, BufferReserveAndDrain) {
+  ensureInit();
+  ThreadState &ts = tls;
+  Record *r = reserveRecord(ts);
+  ASSERT_NE(r, nullptr);
+  ASSERT_NE(ts.buf, nullptr);
+  size_t cap = size_t(ts.buf->end - ts.buf->begin);
+  // Fill the buffer with loop markers; the next reserve drains it.
+  for (size_t i = 0; i < cap; ++i) {
+    Record *x = reserveRecord(ts);
+    ASSERT_NE(x, nullptr);
+    *x = Record{};
+    x->kind = RecKind::LoopIter;
+    x->id = 7;
+    ts.buf->cur = x + 1;
+  }
+  EXPECT_EQ(ts.buf->cur, ts.buf->end);
+  Record *y = reserveRecord(ts);
+  EXPECT_EQ(y, ts.buf->begin);
+}
+
+TEST(Record, OpenRecordSurvivesDrain) {
+  ensureInit();
+  ThreadState &ts = tls;
+  reserveRecord(ts);
+  ThreadBuffer *b = ts.buf;
+  drainBuffer(b);
+  ASSERT_EQ(b->cur, b->begin);
+  // A finished marker, then an MPI-IO call in progress, then inner events.
+  Record *m = reserveRecord(ts);
+  *m = Record{};
+  m->kind = RecKind::LoopEnter;
+  m->id = 1;
+  b->cur = m + 1;
+  Record *o = reserveRecord(ts);
+  *o = Record{};
+  o->kind = RecKind::Event;
+  o->open = 1;
+  o->call = uint16_t(CallId::MPI_File_write_at);
+  o->id = 42;
+  b->cur = o + 1;
+  b->openRec = o;
+  drainBuffer(b);
+  EXPECT_EQ(b->cur, b->begin + 1);
+  EXPECT_EQ(b->openRec, b->begin);
+  EXPECT_EQ(b->begin->id, 42u);
+  EXPECT_EQ(b->begin->open, 1);
+  b->begin->open = 0;
+  b->openRec = nullptr;
+  drainBuffer(b);
+  EXPECT_EQ(b->cur, b->begin);
+}
+
+TEST(Handles, FdTableCodesInCreationOrder) {
+  Record r{};
+  Call c{};
+  c.rec = &r;
+  // An fd whose open was not recorded vetoes recording.
+  EXPECT_FALSE(pk::Fd::pre(c, "fd", 900));
+  EXPECT_FALSE(pk::Fd::pre(c, "fd", -1));
+  EXPECT_FALSE(pk::Fd::pre(c, "fd", kMaxFd + 5));
+  pk::RetFd::post(c, 900);
+  int32_t first = int32_t(r.slots[0].value);
+  pk::RetFd::post(c, 901);
+  EXPECT_EQ(r.slots[1].value, first + 1);
+  r.nslots = 0;
+  EXPECT_TRUE(pk::Fd::pre(c, "fd", 901));
+  EXPECT_EQ(r.slots[0].value, first + 1);
+  pk::FdClose::post(c, "fd", 901);
+  EXPECT_FALSE(pk::Fd::pre(c, "fd", 901));
+  pk::RetFd::post(c, -1); // a failed open
+  EXPECT_EQ(r.slots[r.nslots - 1].value, -1);
+}
+
+TEST(Handles, FilesAndStrings) {
+  int64_t a = fileId("data/a.dat");
+  int64_t b = fileId("data/b.dat");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(fileId("data/a.dat"), a);
+  EXPECT_EQ(stringId("w+"), stringId("w+"));
+  EXPECT_TRUE(pathExcluded("/proc/self/maps"));
+  EXPECT_FALSE(pathExcluded("out_3.dat"));
+}
+
+TEST(Handles, OpenModeOnlyWithCreate) {
+  EXPECT_TRUE(openNeedsMode(O_CREAT | O_WRONLY));
+  EXPECT_FALSE(openNeedsMode(O_RDONLY));
+  Record r{};
+  Call c{};
+  c.rec = &r;
+  pk::Int::pre(c, "flags", O_RDONLY);
+  pk::VaMode::pre(c, "mode", 0644);
+  EXPECT_EQ(r.nslots, 1);
+  pk::Int::pre(c, "flags", O_CREAT);
+  pk::VaMode::pre(c, "mode", 0644);
+  EXPECT_EQ(r.nslots, 3);
+  EXPECT_EQ(r.slots[2].value, 0644);
+}
+
+TEST(Handles, IovBytes) {
+  char x[10];
+  struct iovec iov[3] = {{x, 3}, {x, 4}, {x, 5}};
+  Record r{};
+  Call c{};
+  c.rec = &r;
+  pk::Iov::pre(c, "iov", iov);
+  pk::IovCnt::pre(c, "iovcnt", 3);
+  ASSERT_EQ(r.nslots, 2);
+  EXPECT_STREQ(r.slots[1].name, "bytes");
+  EXPECT_EQ(r.slots[1].value, 12);
+}
+
+TEST(Calls, TableFromIoCallsDef) {
+  EXPECT_STREQ(kCallInfo[size_t(CallId::pread64)].op, "pread");
+  EXPECT_STREQ(kCallInfo[size_t(CallId::__read_chk)].op, "read");
+  EXPECT_STREQ(kCallInfo[size_t(CallId::MPI_File_write_at_all_c)].op, "MPI_File_write_at_all");
+  EXPECT_EQ(kCallInfo[size_t(CallId::MPI_Barrier)].layer, sio::trace::Layer::SYNC);
+  EXPECT_EQ(kCallInfo[size_t(CallId::fopen64)].layer, sio::trace::Layer::STDIO);
+}
