@@ -1,0 +1,1273 @@
+// Generates the replay program. The program is assembled from parts that are
+// produced while walking the trace once: the replay body (loops, guards,
+// calls), and the tables it needs (computation-gap models, file names, MPI
+// objects, start-up model checks, input files, buffer size).
+#include "sio/replay/ReplayGenerator.h"
+
+#include "sio/replay/CodeEmitter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+namespace sio::replay {
+
+using sio::trace::Atom;
+using sio::trace::ElasticValue;
+using sio::trace::Event;
+using sio::trace::Expr;
+using sio::trace::ExprEnv;
+using sio::trace::Layer;
+using sio::trace::Loop;
+using sio::trace::Node;
+using sio::trace::ObjectEntry;
+using sio::trace::RankList;
+using sio::trace::Rational;
+using sio::trace::TimingStats;
+using sio::trace::Trace;
+using sio::trace::Value;
+
+namespace {
+
+const char *const kPrelude =
+#include "Prelude.inc"
+    ;
+
+std::string join(const std::vector<std::string> &parts, const std::string &separator) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i)
+    out += (i ? separator : "") + parts[i];
+  return out;
+}
+
+int64_t lcm64(int64_t a, int64_t b) { return a / std::gcd(a, b) * b; }
+
+std::string atomToCpp(const Atom &atom) {
+  switch (atom.kind) {
+  case Atom::Kind::Rank: return "rank";
+  case Atom::Kind::NRanks: return "nranks";
+  case Atom::Kind::Loop: return "i" + std::to_string(atom.loopDepth);
+  case Atom::Kind::Mod: return "cmod(" + exprToCpp(*atom.lhs) + ", " + exprToCpp(*atom.rhs) + ")";
+  case Atom::Kind::Table: {
+    std::vector<std::string> values;
+    for (int64_t v : *atom.table)
+      values.push_back(std::to_string(v));
+    return "pick({" + join(values, ", ") + "}, " + exprToCpp(*atom.rhs) + ")";
+  }
+  }
+  return "0";
+}
+
+bool usesOpaqueAtoms(const Expr &expr) {
+  for (const auto &[monomial, coefficient] : expr.terms())
+    for (const auto &[atom, power] : monomial)
+      if (atom.kind == Atom::Kind::Mod || atom.kind == Atom::Kind::Table)
+        return true;
+  return false;
+}
+
+/// True when evaluating the expression can fail (division or table/mod).
+bool canFail(const Expr &expr) {
+  for (const auto &[monomial, coefficient] : expr.terms()) {
+    if (!coefficient.isInteger())
+      return true;
+    for (const auto &[atom, power] : monomial)
+      if (power < 0)
+        return true;
+  }
+  return usesOpaqueAtoms(expr);
+}
+
+/// A strided block that runs up to the end of the traced run in a regular
+/// way (`1..N-1`, every other rank, every 4th): it stays open-ended, so the
+/// program runs at other rank counts. `{0, 5}` of 8 ranks does not.
+bool reachesLastRank(const sio::trace::RankBlock &block, int64_t tracedRanks) {
+  if (block.dims.size() != 1 || block.size() < 2)
+    return false;
+  const int64_t stride = block.dims[0].stride;
+  return block.last() >= tracedRanks - stride && (stride == 1 || tracedRanks % stride == 0);
+}
+
+} // namespace
+
+std::string exprToCpp(const Expr &expr) {
+  const auto &terms = expr.terms();
+  if (terms.empty())
+    return "0";
+  // Common denominator D * nranks^K turns the value into one exact division.
+  int64_t denominator = 1;
+  int32_t nranksShift = 0;
+  for (const auto &[monomial, coefficient] : terms) {
+    denominator = lcm64(denominator, coefficient.den());
+    for (const auto &[atom, power] : monomial)
+      if (atom.kind == Atom::Kind::NRanks && power < 0)
+        nranksShift = std::max(nranksShift, -power);
+  }
+  std::vector<std::pair<std::string, int64_t>> products; // (factors, integer coefficient)
+  std::optional<int64_t> constant;
+  for (const auto &[monomial, coefficient] : terms) {
+    int64_t scaled = (coefficient * Rational(denominator)).asInteger().value();
+    std::vector<std::string> factors;
+    bool sawNRanks = false;
+    for (const auto &[atom, power] : monomial) {
+      int32_t exponent = power;
+      if (atom.kind == Atom::Kind::NRanks) {
+        exponent += nranksShift;
+        sawNRanks = true;
+      }
+      for (int32_t k = 0; k < exponent; ++k)
+        factors.push_back(atomToCpp(atom));
+    }
+    if (!sawNRanks)
+      for (int32_t k = 0; k < nranksShift; ++k)
+        factors.push_back("nranks");
+    if (factors.empty())
+      constant = scaled;
+    else
+      products.emplace_back(join(factors, "*"), scaled);
+  }
+  std::string sum;
+  auto append = [&](int64_t coefficient, const std::string &factors) {
+    bool negative = coefficient < 0;
+    uint64_t magnitude = negative ? uint64_t(0) - uint64_t(coefficient) : uint64_t(coefficient);
+    std::string term = factors.empty() ? std::to_string(magnitude)
+                       : magnitude == 1 ? factors
+                                        : std::to_string(magnitude) + "*" + factors;
+    if (sum.empty())
+      sum = (negative ? "-" : "") + term;
+    else
+      sum += (negative ? " - " : " + ") + term;
+  };
+  for (const auto &[factors, coefficient] : products)
+    append(coefficient, factors);
+  if (constant)
+    append(*constant, "");
+  if (denominator == 1 && nranksShift == 0)
+    return sum;
+  std::vector<std::string> divisor;
+  if (denominator != 1)
+    divisor.push_back(std::to_string(denominator));
+  for (int32_t k = 0; k < nranksShift; ++k)
+    divisor.push_back("nranks");
+  return "exactDiv(" + sum + ", " + join(divisor, "*") + ")";
+}
+
+std::string rankGuard(const RankList &ranks, int64_t tracedRanks) {
+  if (ranks.isAll(tracedRanks))
+    return "";
+  std::vector<std::string> conditions;
+  for (const auto &block : ranks.blocks()) {
+    const int64_t start = block.start;
+    if (block.dims.empty() || block.size() == 1) {
+      conditions.push_back("rank == " + std::to_string(start));
+    } else if (block.dims.size() == 1) {
+      const auto [stride, count] = block.dims[0];
+      if (reachesLastRank(block, tracedRanks))
+        conditions.push_back(stride == 1 ? "rank >= " + std::to_string(start)
+                                         : "fromRank(rank, " + std::to_string(start) + ", " +
+                                               std::to_string(stride) + ")");
+      else
+        conditions.push_back("inBlock(rank, " + std::to_string(start) + ", " + std::to_string(stride) + ", " +
+                             std::to_string(count) + ")");
+    } else {
+      std::vector<std::string> dims;
+      for (const auto &dim : block.dims)
+        dims.push_back("{" + std::to_string(dim.stride) + ", " + std::to_string(dim.count) + "}");
+      conditions.push_back("inGrid(rank, " + std::to_string(start) + ", {" + join(dims, ", ") + "})");
+    }
+  }
+  if (conditions.size() == 1)
+    return conditions[0];
+  return join(conditions, " || ");
+}
+
+namespace {
+
+/// The highest rank a rank list names explicitly (open-ended blocks excluded).
+int64_t highestNamedRank(const RankList &ranks, int64_t tracedRanks) {
+  int64_t highest = -1;
+  if (ranks.isAll(tracedRanks))
+    return highest;
+  for (const auto &block : ranks.blocks()) {
+    bool openEnded = block.dims.size() == 1 && block.size() > 1 && reachesLastRank(block, tracedRanks);
+    highest = std::max(highest, openEnded ? block.start : block.last());
+  }
+  return highest;
+}
+
+std::string decodeFlags(int64_t value, const std::vector<std::pair<int64_t, const char *>> &flags,
+                        const char *zeroName) {
+  if (value == 0 && zeroName)
+    return zeroName;
+  std::vector<std::string> names;
+  int64_t rest = value;
+  for (const auto &[bit, name] : flags)
+    if (bit && (rest & bit) == bit) {
+      names.push_back(name);
+      rest &= ~bit;
+    }
+  if (rest != 0 || names.empty())
+    return std::to_string(value);
+  return join(names, " | ");
+}
+
+// MPICH's values, which the runtime records (the replay is built against MPICH).
+const std::vector<std::pair<int64_t, const char *>> kAmodes = {
+    {1, "MPI_MODE_CREATE"},   {2, "MPI_MODE_RDONLY"},        {4, "MPI_MODE_WRONLY"},
+    {8, "MPI_MODE_RDWR"},     {16, "MPI_MODE_DELETE_ON_CLOSE"}, {32, "MPI_MODE_UNIQUE_OPEN"},
+    {64, "MPI_MODE_EXCL"},    {128, "MPI_MODE_APPEND"},      {256, "MPI_MODE_SEQUENTIAL"}};
+// Linux x86-64/aarch64 values.
+const std::vector<std::pair<int64_t, const char *>> kOpenFlags = {
+    {01, "O_WRONLY"},   {02, "O_RDWR"},     {0100, "O_CREAT"},  {0200, "O_EXCL"},   {0400, "O_NOCTTY"},
+    {01000, "O_TRUNC"}, {02000, "O_APPEND"}, {04000, "O_NONBLOCK"}, {04010000, "O_SYNC"}, {010000, "O_DSYNC"},
+    {040000, "O_DIRECT"}, {02000000, "O_CLOEXEC"}};
+
+const std::set<std::string> kNamedDatatypes = {
+    "MPI_BYTE", "MPI_CHAR", "MPI_SIGNED_CHAR", "MPI_UNSIGNED_CHAR", "MPI_SHORT", "MPI_UNSIGNED_SHORT", "MPI_INT",
+    "MPI_UNSIGNED", "MPI_LONG", "MPI_UNSIGNED_LONG", "MPI_LONG_LONG", "MPI_LONG_LONG_INT", "MPI_UNSIGNED_LONG_LONG",
+    "MPI_FLOAT", "MPI_DOUBLE", "MPI_LONG_DOUBLE", "MPI_WCHAR", "MPI_PACKED", "MPI_INT8_T", "MPI_INT16_T",
+    "MPI_INT32_T", "MPI_INT64_T", "MPI_UINT8_T", "MPI_UINT16_T", "MPI_UINT32_T", "MPI_UINT64_T", "MPI_C_BOOL",
+    "MPI_CXX_BOOL", "MPI_AINT", "MPI_OFFSET", "MPI_COUNT", "MPI_C_FLOAT_COMPLEX", "MPI_C_DOUBLE_COMPLEX",
+    "MPI_2INT", "MPI_FLOAT_INT", "MPI_DOUBLE_INT", "MPI_LONG_INT", "MPI_SHORT_INT", "MPI_LONG_DOUBLE_INT",
+    "MPI_CHARACTER", "MPI_INTEGER", "MPI_REAL", "MPI_DOUBLE_PRECISION", "MPI_LOGICAL", "MPI_COMPLEX"};
+
+bool isWriteMode(const std::string &fopenMode) {
+  return fopenMode.find_first_of("wa+") != std::string::npos;
+}
+
+/// How the generator walks loops: the iteration counts of the enclosing loops.
+struct LoopFrame {
+  const ElasticValue *iterations;
+};
+
+class Generator {
+public:
+  Generator(const Trace &trace, const ReplayOptions &options) : trace_(trace), options_(options) {}
+
+  std::string run() {
+    N_ = trace_.header.nranks;
+    highestNamedRank_ = -1;
+    assignCommunicators();
+    body_.open("void replay()");
+    emitNodes(trace_.body, RankList::all(N_), 0);
+    body_.close();
+    return assemble();
+  }
+
+private:
+  // ---- the body ---------------------------------------------------------
+
+  void emitNodes(const std::vector<Node> &nodes, const RankList &parentRanks, uint32_t depth) {
+    for (const Node &node : nodes) {
+      noteRanks(node.ranks);
+      std::string guard = node.ranks == parentRanks ? "" : rankGuard(node.ranks, N_);
+      if (node.isEvent() && node.event().inner)
+        continue; // POSIX under MPI-IO: the replayed MPI-IO call does it again
+      if (!guard.empty())
+        body_.open("if (" + guard + ")");
+      if (node.isLoop())
+        emitLoop(node, depth);
+      else
+        emitEvent(node, depth);
+      if (!guard.empty())
+        body_.close();
+    }
+  }
+
+  void emitLoop(const Node &node, uint32_t depth) {
+    const Loop &loop = node.loop();
+    if (!hasReplayedEvent(loop.body))
+      return; // only inner events: nothing to replay, and no loop in the replay's trace either
+    std::string index = "i" + std::to_string(depth);
+    const sio::trace::LoopInfo *info = loop.id ? trace_.loopInfo(loop.id) : nullptr;
+    body_.comment(info ? "loop at " + location(info->file, info->line, info->column)
+                       : std::string("loop found by the runtime (no source location)"));
+    context_ = "iteration count of the loop" + (info ? " at " + location(info->file, info->line, info->column) : "");
+    std::string count = valueText(loop.iterations, node.ranks, "iterations" + std::to_string(depth), depth);
+    noteCheck(loop.iterations, node.ranks, depth, context_);
+    body_.open("for (i64 " + index + " = 0, n" + std::to_string(depth) + " = iterations(" + count + "); " + index +
+               " < n" + std::to_string(depth) + "; ++" + index + ")");
+    loops_.push_back({&loop.iterations});
+    emitNodes(loop.body, node.ranks, depth + 1);
+    loops_.pop_back();
+    body_.close();
+  }
+
+  static bool hasReplayedEvent(const std::vector<Node> &nodes) {
+    for (const Node &n : nodes)
+      if (n.isLoop() ? hasReplayedEvent(n.loop().body) : !n.event().inner)
+        return true;
+    return false;
+  }
+
+  /// C++ for an elastic value: inline when one value serves every rank,
+  /// otherwise a local variable set under rank guards (emitted now).
+  std::string valueText(const ElasticValue &value, const RankList &nodeRanks, const std::string &name,
+                        uint32_t depth) {
+    (void)depth;
+    if (value.entries().empty())
+      throw UnsupportedTrace(context_ + ": value " + name + " has no entries");
+    for (const auto &entry : value.entries())
+      noteRanks(entry.ranks);
+    if (value.isUniform() || value.entries().size() == 1)
+      return valueCpp(value.entries()[0].value);
+    bool isString = std::holds_alternative<std::string>(value.entries()[0].value);
+    std::string local = name + "Value";
+    body_.line((isString ? "std::string " : "i64 ") + local + (isString ? ";" : " = 0;"));
+    bool first = true;
+    for (const auto &entry : value.entries()) {
+      std::string guard = rankGuard(entry.ranks, N_);
+      if (guard.empty())
+        guard = "true";
+      body_.line(std::string(first ? "if (" : "else if (") + guard + ")");
+      body_.line("  " + local + " = " + valueCpp(entry.value) + ";");
+      first = false;
+    }
+    body_.line("else");
+    std::string failure = "modelFailure(\"no value of " + name + " for this rank\")";
+    body_.line("  " + local + " = " + (isString ? "(" + failure + ", std::string())" : failure) + ";");
+    (void)nodeRanks;
+    return isString ? local + ".c_str()" : local;
+  }
+
+  static std::string valueCpp(const Value &value) {
+    if (const auto *text = std::get_if<std::string>(&value))
+      return cppStringLiteral(*text);
+    return exprToCpp(std::get<Expr>(value));
+  }
+
+  /// Collects loop-independent values that can fail for the start-up check.
+  void noteCheck(const ElasticValue &value, const RankList &nodeRanks, uint32_t, const std::string &what) {
+    for (const auto &entry : value.entries()) {
+      const Expr *expr = std::get_if<Expr>(&entry.value);
+      if (!expr || expr->loopDepthUsed() > 0 || !canFail(*expr))
+        continue;
+      std::string guard = rankGuard(value.isUniform() ? nodeRanks : entry.ranks, N_);
+      checks_.push_back({guard, exprToCpp(*expr), what});
+    }
+  }
+
+  void noteRanks(const RankList &ranks) { highestNamedRank_ = std::max(highestNamedRank_, highestNamedRank(ranks, N_)); }
+
+  static std::string location(const std::string &file, uint32_t line, uint32_t column) {
+    return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+  }
+
+  std::string siteText(const Event &event) const {
+    const sio::trace::SiteInfo *site = event.site ? trace_.site(event.site) : nullptr;
+    return site ? location(site->file, site->line, site->column) : "";
+  }
+
+  /// The parameters of one event as C++ text, declared locally when elastic.
+  class Params {
+  public:
+    Params(Generator &g, const Node &node, uint32_t depth) : g_(g), node_(node), depth_(depth) {}
+    bool has(const std::string &name) const { return node_.event().param(name) != nullptr; }
+    std::string operator()(const std::string &name) {
+      auto cached = texts_.find(name);
+      if (cached != texts_.end())
+        return cached->second;
+      const sio::trace::Param *param = node_.event().param(name);
+      if (!param)
+        throw UnsupportedTrace(g_.context_ + ": parameter '" + name + "' is missing");
+      g_.noteCheck(param->value, node_.ranks, depth_, "parameter " + name + " of " + g_.context_);
+      return texts_[name] = g_.valueText(param->value, node_.ranks, name, depth_);
+    }
+    /// A constant parameter's value, if it is one.
+    std::optional<int64_t> constant(const std::string &name) const {
+      const sio::trace::Param *param = node_.event().param(name);
+      if (!param || !param->value.isUniform())
+        return std::nullopt;
+      const Expr *expr = std::get_if<Expr>(&param->value.entries()[0].value);
+      return expr ? expr->constantValue() : std::nullopt;
+    }
+    /// The parameter as a string value (datarep, fopen mode).
+    std::string string(const std::string &name) {
+      const sio::trace::Param *param = node_.event().param(name);
+      if (param && param->value.isUniform())
+        if (const auto *text = std::get_if<std::string>(&param->value.entries()[0].value))
+          return cppStringLiteral(*text);
+      return (*this)(name);
+    }
+
+  private:
+    Generator &g_;
+    const Node &node_;
+    uint32_t depth_;
+    std::map<std::string, std::string> texts_;
+  };
+
+  void emitEvent(const Node &node, uint32_t depth) {
+    const Event &event = node.event();
+    std::string site = siteText(event);
+    context_ = event.op + (site.empty() ? "" : " at " + site);
+    // Parameters that differ between ranks become locals: keep them in a block.
+    bool elastic = false;
+    for (const auto &param : event.params)
+      elastic |= !param.value.isUniform();
+    if (elastic)
+      body_.open("");
+    body_.comment(site.empty() ? event.op + " (no source location)" : site);
+    Params p(*this, node, depth);
+    std::vector<std::string> call = callText(node, p);
+    noteRequestSizes(node, p, depth);
+    std::string gap = gapModel(event.compute);
+    body_.line("beforeCall(" + cppStringLiteral(context_) + ", " + gap + ");");
+    for (const auto &line : call)
+      body_.line(line);
+    body_.line("afterCall();");
+    if (elastic)
+      body_.close();
+  }
+
+  std::string gapModel(const TimingStats &compute) {
+    if (compute.count() == 0)
+      return "nullptr";
+    std::vector<std::string> bins;
+    double expected = 0;
+    for (int b = 0; b < TimingStats::kBins; ++b) {
+      uint64_t n = compute.histogram()[size_t(b)];
+      if (!n)
+        continue;
+      bins.push_back("{" + std::to_string(b) + ", " + std::to_string(n) + "}");
+      double low = b == 0 ? 0.0 : std::ldexp(1.0, b - 1), high = b == 0 ? 0.0 : std::ldexp(1.0, b);
+      low = std::max(low, double(compute.min()));
+      high = std::min(high, double(compute.max()));
+      expected += double(n) / double(compute.count()) * (high > low ? (low + high) / 2 : low);
+    }
+    double scale = expected > 0 && compute.min() != compute.max() ? compute.mean() / expected : 1.0;
+    std::ostringstream model;
+    model.precision(17);
+    model << "{" << compute.min() << ", " << compute.max() << ", " << scale << ", {" << join(bins, ", ") << "}}";
+    std::ostringstream comment;
+    comment.precision(3);
+    comment << "[" << gaps_.size() << "] " << context_ << ": mean " << compute.mean() / 1e6 << " ms over "
+            << compute.count() << " samples";
+    gaps_.push_back({model.str(), comment.str()});
+    return "&gaps[" + std::to_string(gaps_.size() - 1) + "]";
+  }
+
+  // ---- calls ------------------------------------------------------------
+
+  std::string comm(Params &p, const std::string &name = "comm") { return "comm[" + p(name) + "]"; }
+  std::string type(Params &p, const std::string &name = "datatype") { return "datatype[" + p(name) + "]"; }
+  std::string path(Params &p) {
+    if (auto id = p.constant("file"))
+      usedFiles_.insert(*id);
+    else
+      throw UnsupportedTrace(context_ + ": the file differs between ranks or iterations");
+    return "mappedPath(fileName(" + p("file") + ")).c_str()";
+  }
+
+  std::vector<std::string> callText(const Node &node, Params &p) {
+    const Event &e = node.event();
+    const std::string &op = e.op;
+    auto mpi = [](const std::string &call) { return "countMpi(" + call + ");"; };
+    auto posix = [](const std::string &call) { return "countPosix(" + call + ");"; };
+    auto fhArg = [&] { return "fh[" + p("fh") + "]"; };
+    auto intArg = [&](const std::string &name) {
+      auto c = p.constant(name);
+      return c && *c >= INT32_MIN && *c <= INT32_MAX ? std::to_string(*c) : "toInt(" + p(name) + ")";
+    };
+
+    switch (e.layer) {
+    case Layer::MPIIO: {
+      if (op == "MPI_File_open") {
+        std::string amode = p.constant("amode") ? decodeFlags(*p.constant("amode"), kAmodes, nullptr) : intArg("amode");
+        noteOpen(p, "fh", opensForWriting(*p.constant("amode") & (1 | 4 | 8)));
+        return {"mustSucceedMpi(MPI_File_open(" + comm(p) + ", " + path(p) + ", " + amode + ", info[" + p("info") +
+                "], &" + fhArg() + "));"};
+      }
+      if (op == "MPI_File_close")
+        return {mpi("MPI_File_close(&" + fhArg() + ")")};
+      if (op == "MPI_File_delete")
+        return {mpi("MPI_File_delete(" + path(p) + ", info[" + p("info") + "])")};
+      if (op == "MPI_File_set_size" || op == "MPI_File_preallocate")
+        return {mpi(op + "(" + fhArg() + ", " + p("size") + ")")};
+      if (op == "MPI_File_get_size" || op == "MPI_File_get_position" || op == "MPI_File_get_position_shared")
+        return {mpi(op + "(" + fhArg() + ", &scratchOffset)")};
+      if (op == "MPI_File_get_byte_offset")
+        return {mpi(op + "(" + fhArg() + ", " + p("offset") + ", &scratchOffset)")};
+      if (op == "MPI_File_set_view") {
+        noteView(p);
+        return {mpi("MPI_File_set_view(" + fhArg() + ", " + p("disp") + ", " + type(p, "etype") + ", " +
+                    type(p, "filetype") + ", " + p.string("datarep") + ", info[" + p("info") + "])")};
+      }
+      if (op == "MPI_File_get_view")
+        return {mpi("MPI_File_get_view(" + fhArg() + ", &scratchOffset, &scratchEtype, &scratchFiletype, scratchDatarep)")};
+      if (op == "MPI_File_seek" || op == "MPI_File_seek_shared")
+        return {mpi(op + "(" + fhArg() + ", " + p("offset") + ", " + intArg("whence") + ")")};
+      if (op == "MPI_File_sync")
+        return {mpi(op + "(" + fhArg() + ")")};
+      if (op == "MPI_File_set_atomicity")
+        return {mpi(op + "(" + fhArg() + ", " + intArg("flag") + ")")};
+      if (op == "MPI_File_get_atomicity" || op == "MPI_File_get_amode")
+        return {mpi(op + "(" + fhArg() + ", &scratchInt)")};
+      if (op == "MPI_File_set_info")
+        return {mpi(op + "(" + fhArg() + ", info[" + p("info") + "])")};
+      if (op == "MPI_File_get_info")
+        return {mpi(op + "(" + fhArg() + ", &scratchInfo)"), "MPI_Info_free(&scratchInfo);"};
+      if (op == "MPI_File_get_group")
+        return {mpi(op + "(" + fhArg() + ", &scratchGroup)"), "MPI_Group_free(&scratchGroup);"};
+      if (op == "MPI_File_get_type_extent")
+        return {mpi(op + "(" + fhArg() + ", " + type(p) + ", &scratchAint)")};
+      if (op == "MPI_Wait")
+        return {mpi("MPI_Wait(&request[" + p("request") + "], MPI_STATUS_IGNORE)")};
+      if (op == "MPI_Test")
+        return {mpi("MPI_Test(&request[" + p("request") + "], &scratchInt, MPI_STATUS_IGNORE)")};
+      if (op == "MPI_Waitall" || op == "MPI_Waitany" || op == "MPI_Waitsome" || op == "MPI_Testall" ||
+          op == "MPI_Testany" || op == "MPI_Testsome") {
+        std::string count = p("count"), first = p("request");
+        std::string tail = op == "MPI_Waitall"    ? "MPI_STATUSES_IGNORE"
+                           : op == "MPI_Waitany"  ? "&scratchIndex, MPI_STATUS_IGNORE"
+                           : op == "MPI_Waitsome" ? "&scratchIndex, indices(" + count + "), MPI_STATUSES_IGNORE"
+                           : op == "MPI_Testall"  ? "&scratchInt, MPI_STATUSES_IGNORE"
+                           : op == "MPI_Testany"  ? "&scratchIndex, &scratchInt, MPI_STATUS_IGNORE"
+                                                  : "&scratchIndex, indices(" + count + "), MPI_STATUSES_IGNORE";
+        return {"{",
+                "  std::vector<MPI_Request> requests = requestArray(" + count + ", " + first + ");",
+                "  " + mpi(op + "(toInt(" + count + "), requests.data(), " + tail + ")"),
+                "  storeRequests(requests, " + first + ");",
+                "}"};
+      }
+      return dataAccess(op, p, fhArg, intArg);
+    }
+    case Layer::POSIX: {
+      auto fdArg = [&] { return "fd[" + p("fd") + "]"; };
+      auto bytes = [&](const std::string &name) { return "buffer.bytes(" + p(name) + "), size_t(" + p(name) + ")"; };
+      if (op == "open" || op == "openat" || op == "creat") {
+        std::string flags = op == "creat" ? "" : (p.constant("flags") ? decodeFlags(*p.constant("flags"), kOpenFlags, "O_RDONLY") : intArg("flags"));
+        std::string mode;
+        if (p.has("mode")) {
+          auto m = p.constant("mode");
+          char octal[32];
+          std::snprintf(octal, sizeof octal, "0%llo", static_cast<unsigned long long>(m ? *m : 0));
+          mode = m ? std::string(octal) : "mode_t(" + p("mode") + ")";
+        }
+        int64_t flagBits = op == "creat" ? 01 : p.constant("flags").value_or(02);
+        noteOpen(p, "fd", opensForWriting((flagBits & 03) != 0 || (flagBits & 0100)));
+        std::string args = op == "openat" ? "AT_FDCWD, " : "";
+        args += path(p);
+        if (!flags.empty())
+          args += ", " + flags;
+        if (!mode.empty())
+          args += ", " + mode;
+        auto recorded = p.constant("fd");
+        if (recorded && *recorded < 0) // it failed in the application too
+          return {posix(op + "(" + args + ")")};
+        return {fdArg() + " = " + op + "(" + args + ");", "mustSucceedPosix(" + fdArg() + " >= 0);"};
+      }
+      if (op == "close" || op == "fsync" || op == "fdatasync")
+        return {posix(op + "(" + fdArg() + ")")};
+      if (op == "read" || op == "write")
+        return {posix(op + "(" + fdArg() + ", " + bytes("count") + ")")};
+      if (op == "pread" || op == "pwrite")
+        return {posix(op + "(" + fdArg() + ", " + bytes("count") + ", off_t(" + p("offset") + "))")};
+      if (op == "readv" || op == "writev")
+        return {posix(op + "(" + fdArg() + ", buffer.iov(" + p("iovcnt") + ", " + p("bytes") + "), " + intArg("iovcnt") + ")")};
+      if (op == "preadv" || op == "pwritev")
+        return {posix(op + "(" + fdArg() + ", buffer.iov(" + p("iovcnt") + ", " + p("bytes") + "), " + intArg("iovcnt") +
+                      ", off_t(" + p("offset") + "))")};
+      if (op == "lseek")
+        return {posix("lseek(" + fdArg() + ", off_t(" + p("offset") + "), " + whence(p) + ")")};
+      if (op == "ftruncate")
+        return {posix("ftruncate(" + fdArg() + ", off_t(" + p("length") + "))")};
+      if (op == "unlink")
+        return {posix("unlink(" + path(p) + ")")};
+      break;
+    }
+    case Layer::STDIO: {
+      auto streamArg = [&] { return "stream[" + p("stream") + "]"; };
+      if (op == "fopen") {
+        std::string mode = p.string("mode");
+        const auto *param = e.param("mode");
+        bool writes = true;
+        if (param && param->value.isUniform())
+          if (const auto *m = std::get_if<std::string>(&param->value.entries()[0].value))
+            writes = isWriteMode(*m);
+        noteOpen(p, "stream", opensForWriting(writes));
+        auto recorded = p.constant("stream");
+        if (recorded && *recorded < 0)
+          return {"if (FILE *failed = fopen(" + path(p) + ", " + mode + "))", "  fclose(failed);"};
+        return {streamArg() + " = fopen(" + path(p) + ", " + mode + ");", "mustSucceedPosix(" + streamArg() + " != nullptr);"};
+      }
+      if (op == "fclose" || op == "fflush")
+        return {posix(op + "(" + streamArg() + ")")};
+      if (op == "fread" || op == "fwrite")
+        return {posix(op + "(buffer.bytes(" + p("size") + " * " + p("nmemb") + "), size_t(" + p("size") + "), size_t(" +
+                      p("nmemb") + "), " + streamArg() + ")")};
+      if (op == "fseek")
+        return {posix("fseeko(" + streamArg() + ", off_t(" + p("offset") + "), " + whence(p) + ")")};
+      if (op == "ftell")
+        return {posix("ftello(" + streamArg() + ")")};
+      break;
+    }
+    case Layer::SYNC: {
+      auto root = [&] { return intArg("root"); };
+      if (op == "MPI_Barrier")
+        return {mpi("MPI_Barrier(" + comm(p) + ")")};
+      if (op == "MPI_Bcast")
+        return {mpi("MPI_Bcast(&syncSend, 1, MPI_INT, " + root() + ", " + comm(p) + ")")};
+      if (op == "MPI_Reduce")
+        return {mpi("MPI_Reduce(&syncSend, &syncReceive, 1, MPI_INT, MPI_SUM, " + root() + ", " + comm(p) + ")")};
+      if (op == "MPI_Allreduce")
+        return {mpi("MPI_Allreduce(&syncSend, &syncReceive, 1, MPI_INT, MPI_SUM, " + comm(p) + ")")};
+      if (op == "MPI_Gather")
+        return {mpi("MPI_Gather(&syncSend, 1, MPI_INT, perRank(syncReceiveAll, " + comm(p) + "), 1, MPI_INT, " + root() +
+                    ", " + comm(p) + ")")};
+      if (op == "MPI_Allgather")
+        return {mpi("MPI_Allgather(&syncSend, 1, MPI_INT, perRank(syncReceiveAll, " + comm(p) + "), 1, MPI_INT, " +
+                    comm(p) + ")")};
+      if (op == "MPI_Scatter")
+        return {mpi("MPI_Scatter(perRank(syncSendAll, " + comm(p) + "), 1, MPI_INT, &syncReceive, 1, MPI_INT, " + root() +
+                    ", " + comm(p) + ")")};
+      if (op == "MPI_Alltoall")
+        return {mpi("MPI_Alltoall(perRank(syncSendAll, " + comm(p) + "), 1, MPI_INT, perRank(syncReceiveAll, " + comm(p) +
+                    "), 1, MPI_INT, " + comm(p) + ")")};
+      if (op == "MPI_Comm_split" || op == "MPI_Comm_dup") {
+        auto slot = newComms_.find(&e);
+        if (slot == newComms_.end())
+          throw UnsupportedTrace(context_ + ": no " + (op == "MPI_Comm_split" ? "split" : "dup") +
+                                 " communicator in the trace's comm table for it");
+        std::string out = "&comm[" + std::to_string(slot->second) + "]";
+        if (op == "MPI_Comm_dup")
+          return {mpi("MPI_Comm_dup(" + comm(p) + ", " + out + ")")};
+        return {mpi("MPI_Comm_split(" + comm(p) + ", " + intArg("color") + ", " + intArg("key") + ", " + out + ")")};
+      }
+      if (op == "MPI_Comm_free")
+        return {mpi("MPI_Comm_free(&" + comm(p) + ")")};
+      break;
+    }
+    }
+    throw UnsupportedTrace(context_ + ": the replay generator does not support " + std::string(sio::trace::layerName(e.layer)) +
+                           " operation '" + op + "'");
+  }
+
+  std::string whence(Params &p) {
+    auto w = p.constant("whence");
+    if (w && *w >= 0 && *w <= 2)
+      return std::vector<std::string>{"SEEK_SET", "SEEK_CUR", "SEEK_END"}[size_t(*w)];
+    return "toInt(" + p("whence") + ")";
+  }
+
+  /// Reads and writes of MPI-IO: blocking, collective, nonblocking, split.
+  template <class FhArg, class IntArg>
+  std::vector<std::string> dataAccess(const std::string &op, Params &p, FhArg fhArg, IntArg intArg) {
+    static const std::set<std::string> kPlain = {
+        "MPI_File_read", "MPI_File_read_at", "MPI_File_read_all", "MPI_File_read_at_all", "MPI_File_read_shared",
+        "MPI_File_read_ordered", "MPI_File_write", "MPI_File_write_at", "MPI_File_write_all", "MPI_File_write_at_all",
+        "MPI_File_write_shared", "MPI_File_write_ordered"};
+    static const std::set<std::string> kBegin = {
+        "MPI_File_read_all_begin", "MPI_File_read_at_all_begin", "MPI_File_read_ordered_begin",
+        "MPI_File_write_all_begin", "MPI_File_write_at_all_begin", "MPI_File_write_ordered_begin"};
+    static const std::set<std::string> kEnd = {
+        "MPI_File_read_all_end", "MPI_File_read_at_all_end", "MPI_File_read_ordered_end",
+        "MPI_File_write_all_end", "MPI_File_write_at_all_end", "MPI_File_write_ordered_end"};
+    static const std::set<std::string> kNonblocking = {
+        "MPI_File_iread", "MPI_File_iread_at", "MPI_File_iread_all", "MPI_File_iread_at_all", "MPI_File_iread_shared",
+        "MPI_File_iwrite", "MPI_File_iwrite_at", "MPI_File_iwrite_all", "MPI_File_iwrite_at_all", "MPI_File_iwrite_shared"};
+    if (kEnd.count(op))
+      return {"countMpi(" + op + "(" + fhArg() + ", buffer.base(), MPI_STATUS_IGNORE));"};
+    bool plain = kPlain.count(op), begin = kBegin.count(op), nonblocking = kNonblocking.count(op);
+    if (!plain && !begin && !nonblocking)
+      throw UnsupportedTrace(context_ + ": the replay generator does not support MPI-IO operation '" + op + "'");
+    std::string args = fhArg();
+    if (op.find("_at") != std::string::npos)
+      args += ", " + p("offset");
+    args += ", buffer.elements(" + p("count") + ", " + type(p) + "), " + intArg("count") + ", " + type(p);
+    if (plain)
+      args += ", MPI_STATUS_IGNORE";
+    if (nonblocking)
+      args += ", &request[" + p("request") + "]";
+    return {"countMpi(" + op + "(" + args + "));"};
+  }
+
+  // ---- communicators ----------------------------------------------------
+
+  /// New communicators are described in the comm table by rule; the k-th
+  /// split (dup) call of the body creates the k-th split (dup) entry.
+  void assignCommunicators() {
+    std::map<std::string, std::vector<int64_t>> entries;
+    for (const auto &c : trace_.comms)
+      if (c.kind == "split" || c.kind == "dup")
+        entries[c.kind].push_back(c.id);
+    std::map<std::string, size_t> used;
+    std::function<void(const std::vector<Node> &)> walk = [&](const std::vector<Node> &nodes) {
+      for (const Node &n : nodes) {
+        if (n.isLoop()) {
+          walk(n.loop().body);
+          continue;
+        }
+        const Event &e = n.event();
+        std::string kind = e.op == "MPI_Comm_split" ? "split" : e.op == "MPI_Comm_dup" ? "dup" : "";
+        if (kind.empty() || e.inner)
+          continue;
+        size_t &k = used[kind];
+        if (k < entries[kind].size())
+          newComms_[&e] = entries[kind][k++];
+      }
+    };
+    walk(trace_.body);
+  }
+
+  // ---- request sizes and input files -----------------------------------
+
+  /// Upper bound of an expression over a node's ranks and the first and last
+  /// iteration of each enclosing loop (exact for affine values).
+  std::optional<int64_t> maxOver(const std::function<std::optional<int64_t>(const ExprEnv &)> &f,
+                                 const RankList &ranks) const {
+    std::vector<int64_t> all = ranks.ranks();
+    std::vector<int64_t> sample;
+    if (all.size() <= 256) {
+      sample = all;
+    } else {
+      sample.assign(all.begin(), all.begin() + 128);
+      sample.insert(sample.end(), all.end() - 128, all.end());
+    }
+    std::optional<int64_t> best;
+    std::vector<int64_t> indices;
+    std::function<void(int64_t, size_t)> descend = [&](int64_t rank, size_t depth) {
+      if (depth == loops_.size() || depth >= 10) {
+        indices.resize(loops_.size(), 0);
+        ExprEnv env{rank, N_, indices};
+        if (auto v = f(env))
+          best = std::max(best.value_or(*v), *v);
+        return;
+      }
+      const Value *count = loops_[depth].iterations->valueFor(rank);
+      const Expr *expr = count ? std::get_if<Expr>(count) : nullptr;
+      ExprEnv outer{rank, N_, std::span<const int64_t>(indices.data(), depth)};
+      std::optional<int64_t> n = expr ? expr->evaluate(outer) : std::nullopt;
+      if (!n || *n <= 0)
+        return;
+      for (int64_t i : {int64_t(0), *n - 1}) {
+        indices.resize(depth);
+        indices.push_back(i);
+        descend(rank, depth + 1);
+        if (*n == 1)
+          break;
+      }
+    };
+    for (int64_t r : sample) {
+      indices.clear();
+      descend(r, 0);
+    }
+    return best;
+  }
+
+  static std::optional<int64_t> evalParam(const Event &e, const std::string &name, const ExprEnv &env) {
+    const sio::trace::Param *param = e.param(name);
+    if (!param)
+      return std::nullopt;
+    const Value *v = param->value.valueFor(env.rank);
+    const Expr *expr = v ? std::get_if<Expr>(v) : nullptr;
+    return expr ? expr->evaluate(env) : std::nullopt;
+  }
+
+  std::optional<int64_t> typeExtent(int64_t id, int64_t rank) const {
+    const ObjectEntry *t = trace_.datatype(id);
+    if (t) {
+      auto it = t->fields.find("extent");
+      if (it != t->fields.end() && !it->second.empty())
+        if (auto v = it->second[0].evaluate(ExprEnv{rank, N_, {}}))
+          return v;
+    }
+    return sio::trace::datatypeSize(trace_, id, rank);
+  }
+
+  /// Bytes one call moves (count x extent for MPI-IO), for the buffer size
+  /// and the size of input files.
+  std::optional<int64_t> requestBytes(const Event &e, const ExprEnv &env) const {
+    auto get = [&](const char *name) { return evalParam(e, name, env); };
+    switch (e.layer) {
+    case Layer::MPIIO: {
+      auto count = get("count"), type = get("datatype");
+      if (!count || !type || !e.param("fh"))
+        return std::nullopt;
+      auto extent = typeExtent(*type, env.rank);
+      return extent ? std::optional<int64_t>(*count * *extent) : std::nullopt;
+    }
+    case Layer::POSIX:
+      return e.param("bytes") ? get("bytes") : get("count");
+    case Layer::STDIO: {
+      auto size = get("size"), nmemb = get("nmemb");
+      return size && nmemb ? std::optional<int64_t>(*size * *nmemb) : std::nullopt;
+    }
+    case Layer::SYNC: break;
+    }
+    return std::nullopt;
+  }
+
+  static bool isRead(const Event &e) {
+    const std::string &op = e.op;
+    return op.find("read") != std::string::npos || op == "fread";
+  }
+
+  /// Tracks which file each constant handle refers to, the largest request
+  /// (the buffer) and how far reads reach into each file.
+  void noteRequestSizes(const Node &node, Params &p, uint32_t) {
+    const Event &e = node.event();
+    auto bytes = maxOver([&](const ExprEnv &env) { return requestBytes(e, env); }, node.ranks);
+    if (bytes)
+      largestRequest_ = std::max(largestRequest_, *bytes);
+    if (!bytes || !isRead(e))
+      return;
+    std::string handle = e.layer == Layer::MPIIO ? "fh" : e.layer == Layer::STDIO ? "stream" : "fd";
+    auto h = p.constant(handle);
+    if (!h)
+      return;
+    auto file = handleFile_.find({handle, *h});
+    if (file == handleFile_.end())
+      return;
+    InputFile &in = reads_[file->second];
+    // Explicit offsets: offset (in etype units of the view) plus the request.
+    int64_t reach = *bytes;
+    if (e.param("offset")) {
+      auto offsetEnd = maxOver(
+          [&](const ExprEnv &env) -> std::optional<int64_t> {
+            auto offset = evalParam(e, "offset", env);
+            auto moved = requestBytes(e, env);
+            if (!offset || !moved)
+              return std::nullopt;
+            return *offset * viewUnit(*h, handle, env.rank) + *moved;
+          },
+          node.ranks);
+      reach = offsetEnd.value_or(*bytes);
+    } else {
+      // Sequential reads: all of them, one after another.
+      int64_t repeats = 1;
+      for (const auto &frame : loops_)
+        if (const Value *v = frame.iterations->valueFor(node.ranks.first().value_or(0)))
+          if (const Expr *x = std::get_if<Expr>(v))
+            repeats *= std::max<int64_t>(1, x->evaluate(ExprEnv{node.ranks.first().value_or(0), N_, {}}).value_or(1));
+      in.sequential += *bytes * repeats;
+    }
+    auto view = views_.find(*h);
+    int64_t scale = 1;
+    if (handle == "fh" && view != views_.end())
+      scale = view->second.ratio, in.reach = std::max(in.reach, view->second.disp);
+    in.reach = std::max(in.reach, reach * scale);
+    in.reach = std::max(in.reach, in.sequential * scale + (view != views_.end() && handle == "fh" ? view->second.disp : 0));
+  }
+
+  int64_t viewUnit(int64_t fh, const std::string &handle, int64_t) const {
+    if (handle != "fh")
+      return 1;
+    auto view = views_.find(fh);
+    return view == views_.end() ? 1 : view->second.etype;
+  }
+
+  void noteView(Params &p) {
+    auto fh = p.constant("fh");
+    auto etype = p.constant("etype"), filetype = p.constant("filetype");
+    if (!fh)
+      return;
+    View view;
+    if (etype)
+      view.etype = std::max<int64_t>(1, sio::trace::datatypeSize(trace_, *etype, 0).value_or(1));
+    if (filetype) {
+      int64_t size = sio::trace::datatypeSize(trace_, *filetype, 0).value_or(1);
+      int64_t extent = typeExtent(*filetype, 0).value_or(size);
+      view.ratio = size > 0 ? std::max<int64_t>(1, (extent + size - 1) / size) : 1;
+    }
+    const Event *setView = nullptr;
+    (void)setView;
+    if (auto disp = p.constant("disp"))
+      view.disp = *disp;
+    views_[*fh] = view;
+  }
+
+  struct OpensForWriting {
+    bool writes;
+  };
+  static OpensForWriting opensForWriting(bool writes) { return {writes}; }
+
+  void noteOpen(Params &p, const std::string &handle, OpensForWriting mode) {
+    auto file = p.constant("file");
+    auto h = p.constant(handle);
+    if (!file)
+      return;
+    if (mode.writes)
+      writtenFiles_.insert(*file);
+    if (h)
+      handleFile_[{handle, *h}] = *file;
+  }
+
+  // ---- assembly ---------------------------------------------------------
+
+  std::string assemble() {
+    CodeEmitter out;
+    const auto &h = trace_.header;
+    out.comment("Replay of the I/O of " + (h.program.empty() ? std::string("a traced program") : "'" + h.program + "'") +
+                ", traced on " + std::to_string(h.nranks) + " ranks" +
+                (h.generator.empty() ? "" : " (trace written by " + h.generator + ")") + ".");
+    out.comment("Generated by " + options_.generator +
+                (options_.traceName.empty() ? std::string() : " from " + options_.traceName) + "; see docs/replay.md.");
+    out.comment("");
+    out.comment("  build: mpicxx -O2 replay.cpp -o replay        (sio-cxx to trace the replay itself)");
+    out.comment("  run:   mpiexec -n " + std::to_string(h.nranks) +
+                " ./replay [--fast-forward] [--seed N] [--path-map OLD=NEW]...");
+    out.comment("");
+    out.comment("Every rank performs the calls of the trace in order, with the same parameters:");
+    out.comment("loops stay loops, rank lists are `if` guards on `rank`, and values that the");
+    out.comment("trace keeps as functions of `rank`, `nranks` and the loop indices `i0`, `i1`, ...");
+    out.comment("are computed here, so the program runs at every rank count its models hold for.");
+    out.comment("Time-accurate by default: each call waits for a computation gap drawn from the");
+    out.comment("trace's histogram of the time before it; --fast-forward drops the gaps.");
+    if (!h.complete)
+      out.comment("WARNING: the trace is incomplete (" + std::to_string(h.droppedEvents) + " events dropped).");
+    out.blank();
+    for (const char *header : {"<mpi.h>", "", "<algorithm>", "<cerrno>", "<chrono>", "<climits>", "<cmath>", "<cstdio>",
+                               "<cstdlib>", "<cstring>", "<initializer_list>", "<random>", "<string>",
+                               "<type_traits>", "<utility>", "<vector>", "", "<fcntl.h>", "<sys/stat.h>",
+                               "<sys/syscall.h>", "<sys/uio.h>", "<unistd.h>"})
+      out.line(*header ? std::string("#include ") + header : "");
+    out.blank();
+    out.line("namespace sio_replay {");
+    out.raw(kPrelude);
+    out.blank();
+    out.line("// ---------------------------------------------------------------------------");
+    out.line("// The trace");
+    out.line("// ---------------------------------------------------------------------------");
+    out.blank();
+    out.line("const i64 kHighestNamedRank = " + std::to_string(highestNamedRank_) + "; // in a rank list of the trace");
+    out.line("const i64 kLargestRequestBytes = " + std::to_string(largestRequest_) + ";");
+    out.blank();
+    emitGaps(out);
+    emitFileNames(out);
+    emitObjects(out);
+    emitChecks(out);
+    emitInputFiles(out);
+    out.raw(body_.str());
+    out.blank();
+    out.line("} // namespace sio_replay");
+    out.blank();
+    emitMain(out);
+    return out.take();
+  }
+
+  void emitGaps(CodeEmitter &out) {
+    out.comment("Computation before each call: {min ns, max ns, scale, {{log2 bin, samples}...}}.");
+    if (gaps_.empty()) {
+      out.comment("(none: the trace has no timing)");
+      out.blank();
+      return;
+    }
+    out.open("const GapModel gaps[] =");
+    for (const auto &[model, comment] : gaps_) {
+      out.comment(comment);
+      out.line(model + ",");
+    }
+    out.close(";");
+    out.blank();
+  }
+
+  void emitFileNames(CodeEmitter &out) {
+    out.comment("The files of the trace, by id, as this rank names them.");
+    out.open("std::string fileName(i64 id)");
+    out.open("switch (id)");
+    for (const auto &file : trace_.files) {
+      if (!usedFiles_.count(file.id))
+        continue;
+      std::vector<std::string> parts;
+      for (const auto &part : file.name) {
+        if (part.field)
+          parts.push_back("decimal(" + exprToCpp(*part.field) + ", " + std::to_string(part.width) + ")");
+        else
+          parts.push_back(cppStringLiteral(part.text));
+      }
+      if (parts.empty())
+        parts.push_back("\"\"");
+      if (!file.name.empty() && file.name[0].field)
+        parts[0] = "std::string() + " + parts[0];
+      else if (parts.size() > 1)
+        parts[0] = "std::string(" + parts[0] + ")";
+      out.line("case " + std::to_string(file.id) + ":");
+      out.line("  return " + join(parts, " + ") + ";");
+    }
+    out.close();
+    out.line("fail(\"no file \" + std::to_string(id) + \" in the trace\");");
+    out.close();
+    out.blank();
+  }
+
+  std::vector<std::string> fieldCpp(const ObjectEntry &object, const std::string &name, bool required = true) const {
+    auto it = object.fields.find(name);
+    if (it == object.fields.end() || it->second.empty()) {
+      if (required)
+        throw UnsupportedTrace("datatype " + std::to_string(object.id) + " (" + object.kind + "): field '" + name +
+                               "' is missing");
+      return {};
+    }
+    std::vector<std::string> out;
+    for (const Expr &e : it->second)
+      out.push_back(exprToCpp(e));
+    return out;
+  }
+
+  void emitDatatype(CodeEmitter &out, const ObjectEntry &t, std::set<int64_t> &done) {
+    if (!done.insert(t.id).second)
+      return;
+    auto old = [&](const std::string &field) -> std::string {
+      auto ids = fieldCpp(t, field);
+      auto it = t.fields.find(field);
+      if (auto id = it->second[0].constantValue())
+        if (const ObjectEntry *o = trace_.datatype(*id))
+          emitDatatype(out, *o, done);
+      return "datatype[" + ids[0] + "]";
+    };
+    std::string self = "datatype[" + std::to_string(t.id) + "]";
+    auto ints = [](const std::vector<std::string> &values, size_t from = 0, size_t n = SIZE_MAX) {
+      std::vector<std::string> out;
+      for (size_t i = from; i < values.size() && out.size() < n; ++i)
+        out.push_back(values[i]);
+      return out;
+    };
+    if (t.kind == "named") {
+      if (kNamedDatatypes.count(t.name)) {
+        out.line(self + " = " + t.name + ";");
+        return;
+      }
+      auto size = fieldCpp(t, "size", false);
+      if (size.empty())
+        throw UnsupportedTrace("datatype " + std::to_string(t.id) + ": unknown named type " + cppStringLiteral(t.name) +
+                               " without a size");
+      out.comment("named type " + cppStringLiteral(t.name) + " (unknown here): the same number of bytes");
+      out.line("MPI_Type_contiguous(toInt(" + size[0] + "), MPI_BYTE, &" + self + ");");
+      out.line("MPI_Type_commit(&" + self + ");");
+      return;
+    }
+    std::string create;
+    const std::string &k = t.kind;
+    if (k == "contiguous") {
+      create = "MPI_Type_contiguous(toInt(" + fieldCpp(t, "count")[0] + "), " + old("oldtype") + ", &" + self + ")";
+    } else if (k == "vector") {
+      create = "MPI_Type_vector(toInt(" + fieldCpp(t, "count")[0] + "), toInt(" + fieldCpp(t, "blocklength")[0] +
+               "), toInt(" + fieldCpp(t, "stride")[0] + "), " + old("oldtype") + ", &" + self + ")";
+    } else if (k == "hvector") {
+      create = "MPI_Type_create_hvector(toInt(" + fieldCpp(t, "count")[0] + "), toInt(" + fieldCpp(t, "blocklength")[0] +
+               "), MPI_Aint(" + fieldCpp(t, "stride")[0] + "), " + old("oldtype") + ", &" + self + ")";
+    } else if (k == "indexed") {
+      auto lengths = fieldCpp(t, "blocklengths"), displacements = fieldCpp(t, "displacements");
+      out.open("");
+      out.line("const int lengths[] = {" + join(lengths, ", ") + "};");
+      out.line("const int displacements[] = {" + join(displacements, ", ") + "};");
+      out.line("MPI_Type_indexed(" + std::to_string(lengths.size()) + ", lengths, displacements, " + old("oldtype") +
+               ", &" + self + ");");
+      out.close();
+    } else if (k == "subarray") {
+      auto sizes = fieldCpp(t, "sizes"), subsizes = fieldCpp(t, "subsizes"), starts = fieldCpp(t, "starts");
+      out.open("");
+      out.line("const int sizes[] = {" + join(sizes, ", ") + "};");
+      out.line("const int subsizes[] = {" + join(subsizes, ", ") + "};");
+      out.line("const int starts[] = {" + join(starts, ", ") + "};");
+      out.line("MPI_Type_create_subarray(" + std::to_string(sizes.size()) + ", sizes, subsizes, starts, toInt(" +
+               fieldCpp(t, "order")[0] + "), " + old("oldtype") + ", &" + self + ");");
+      out.close();
+    } else if (k == "dup") {
+      create = "MPI_Type_dup(" + old("oldtype") + ", &" + self + ")";
+    } else if (k == "resized" && fieldCpp(t, "aints", false).size() == 2) {
+      auto aints = fieldCpp(t, "aints");
+      create = "MPI_Type_create_resized(" + old("oldtype") + ", MPI_Aint(" + aints[0] + "), MPI_Aint(" + aints[1] +
+               "), &" + self + ")";
+    } else if ((k == "hindexed" || k == "indexed_block" || k == "hindexed_block") && !fieldCpp(t, "ints", false).empty()) {
+      auto i = fieldCpp(t, "ints"), a = fieldCpp(t, "aints", false);
+      out.open("");
+      if (k == "hindexed") {
+        out.line("const int lengths[] = {" + join(ints(i, 1), ", ") + "};");
+        out.line("const MPI_Aint displacements[] = {" + join(a, ", ") + "};");
+        out.line("MPI_Type_create_hindexed(toInt(" + i[0] + "), lengths, displacements, " + old("oldtype") + ", &" + self + ");");
+      } else if (k == "indexed_block") {
+        out.line("const int displacements[] = {" + join(ints(i, 2), ", ") + "};");
+        out.line("MPI_Type_create_indexed_block(toInt(" + i[0] + "), toInt(" + i[1] + "), displacements, " +
+                 old("oldtype") + ", &" + self + ");");
+      } else {
+        out.line("const MPI_Aint displacements[] = {" + join(a, ", ") + "};");
+        out.line("MPI_Type_create_hindexed_block(toInt(" + i[0] + "), toInt(" + i[1] + "), displacements, " +
+                 old("oldtype") + ", &" + self + ");");
+      }
+      out.close();
+    } else {
+      // struct, darray, ...: keep the bytes and the extent, which is what I/O sees.
+      auto size = fieldCpp(t, "size", false), extent = fieldCpp(t, "extent", false);
+      if (size.empty())
+        throw UnsupportedTrace("datatype " + std::to_string(t.id) + ": kind '" + t.kind + "' cannot be rebuilt");
+      out.comment("'" + t.kind + "' type approximated by its size and extent");
+      out.open("");
+      out.line("MPI_Datatype bytes;");
+      out.line("MPI_Type_contiguous(toInt(" + size[0] + "), MPI_BYTE, &bytes);");
+      out.line("MPI_Type_create_resized(bytes, 0, MPI_Aint(" + (extent.empty() ? size[0] : extent[0]) + "), &" + self + ");");
+      out.line("MPI_Type_free(&bytes);");
+      out.close();
+    }
+    if (!create.empty())
+      out.line(create + ";");
+    out.line("MPI_Type_commit(&" + self + ");");
+    derivedTypes_.push_back(t.id);
+  }
+
+  void emitObjects(CodeEmitter &out) {
+    out.comment("Communicators, datatypes and infos of the trace, re-created by structure.");
+    out.open("void createObjects()");
+    for (const auto &c : trace_.comms) {
+      if (c.kind == "world")
+        out.line("comm[" + std::to_string(c.id) + "] = MPI_COMM_WORLD;");
+      else if (c.kind == "self")
+        out.line("comm[" + std::to_string(c.id) + "] = MPI_COMM_SELF;");
+      else if (c.kind == "split" || c.kind == "dup")
+        out.comment("comm[" + std::to_string(c.id) + "]: made by MPI_Comm_" + c.kind + " in replay()");
+      else
+        out.comment("comm[" + std::to_string(c.id) + "]: '" + c.kind + "' communicator, not rebuilt");
+    }
+    std::set<int64_t> done;
+    for (const auto &t : trace_.datatypes) {
+      out.comment("datatype " + std::to_string(t.id) + ": " + t.kind + (t.name.empty() ? "" : " " + t.name));
+      emitDatatype(out, t, done);
+    }
+    for (const auto &i : trace_.infos) {
+      std::string self = "info[" + std::to_string(i.id) + "]";
+      if (i.kind == "null" || i.strings.empty()) {
+        out.line(self + " = MPI_INFO_NULL;");
+        continue;
+      }
+      out.line("MPI_Info_create(&" + self + ");");
+      for (const auto &[key, value] : i.strings)
+        out.line("MPI_Info_set(" + self + ", " + cppStringLiteral(key) + ", " + cppStringLiteral(value) + ");");
+    }
+    out.close();
+    out.blank();
+    out.open("void freeObjects()");
+    for (int64_t id : derivedTypes_)
+      out.line("MPI_Type_free(&datatype[" + std::to_string(id) + "]);");
+    for (const auto &i : trace_.infos)
+      if (i.kind != "null" && !i.strings.empty())
+        out.line("MPI_Info_free(&info[" + std::to_string(i.id) + "]);");
+    out.close();
+    out.blank();
+  }
+
+  void emitChecks(CodeEmitter &out) {
+    out.comment("The start-up check: the rank lists and the values that can fail at this");
+    out.comment("rank count (divisions, tables) are tried before any I/O.");
+    out.open("void checkModels()");
+    out.line("checkingModels = true;");
+    out.line("currentCall = \"the rank lists\";");
+    out.line("if (nranks <= kHighestNamedRank)");
+    out.line("  modelFailure(\"the trace names rank \" + std::to_string(kHighestNamedRank));");
+    std::set<std::string> seen;
+    for (const auto &check : checks_) {
+      if (!seen.insert(check.guard + "|" + check.value + "|" + check.what).second)
+        continue;
+      std::string line = "currentCall = " + cppStringLiteral(check.what) + ";";
+      if (check.guard.empty()) {
+        out.line(line);
+        out.line("(void)" + check.value + ";");
+      } else {
+        out.open("if (" + check.guard + ")");
+        out.line(line);
+        out.line("(void)" + check.value + ";");
+        out.close();
+      }
+    }
+    out.line("checkingModels = false;");
+    out.line("currentCall = \"start-up\";");
+    out.line("refuseIfModelsFail();");
+    out.close();
+    out.blank();
+  }
+
+  void emitInputFiles(CodeEmitter &out) {
+    out.comment("Files the trace reads but never writes, created when absent so that the");
+    out.comment("replay runs without the application's input data.");
+    out.open("void provideInputFiles()");
+    for (const auto &[id, in] : reads_) {
+      if (writtenFiles_.count(id))
+        continue;
+      const auto *file = trace_.file(id);
+      bool perRank = false;
+      for (const auto &part : file->name)
+        perRank |= part.field.has_value();
+      std::string call = "provideInputFile(mappedPath(fileName(" + std::to_string(id) + ")), " +
+                         std::to_string(std::max(in.reach, in.sequential)) + ");";
+      out.comment("file " + std::to_string(id) + ": " + cppStringLiteral(file->formatStr()));
+      out.line(perRank ? call : "if (rank == 0)");
+      if (!perRank)
+        out.line("  " + call);
+    }
+    out.line("PMPI_Barrier(MPI_COMM_WORLD); // not MPI_Barrier: the replay's own set-up stays out of its trace");
+    out.close();
+    out.blank();
+  }
+
+  void emitMain(CodeEmitter &out) {
+    out.open("int main(int argc, char **argv)");
+    out.line("using namespace sio_replay;");
+    out.line("MPI_Init(&argc, &argv);");
+    out.line("int worldRank = 0, worldSize = 1;");
+    out.line("MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);");
+    out.line("MPI_Comm_size(MPI_COMM_WORLD, &worldSize);");
+    out.line("rank = worldRank;");
+    out.line("nranks = worldSize;");
+    out.open("if (!parseOptions(argc, argv))");
+    out.line("MPI_Finalize();");
+    out.line("return 0;");
+    out.close();
+    out.line("checkModels();");
+    out.line("createObjects();");
+    out.line("provideInputFiles();");
+    out.line("buffer.reserve(kLargestRequestBytes);");
+    out.line("replay();");
+    out.line("freeObjects();");
+    out.line("if (failedCalls > 0)");
+    out.line("  std::fprintf(stderr, \"replay: rank %lld: %lld calls failed (as they may have in the application)\\n\", "
+             "rank, failedCalls);");
+    out.line("MPI_Finalize();");
+    out.line("return 0;");
+    out.close();
+  }
+
+  struct Check {
+    std::string guard, value, what;
+  };
+  struct View {
+    int64_t etype = 1, ratio = 1, disp = 0;
+  };
+  struct InputFile {
+    int64_t reach = 0, sequential = 0;
+  };
+
+  const Trace &trace_;
+  const ReplayOptions &options_;
+  int64_t N_ = 1;
+  int64_t highestNamedRank_ = -1;
+  int64_t largestRequest_ = 0;
+  CodeEmitter body_;
+  std::string context_;
+  std::vector<LoopFrame> loops_;
+  std::vector<std::pair<std::string, std::string>> gaps_;
+  std::vector<Check> checks_;
+  std::set<int64_t> usedFiles_, writtenFiles_;
+  std::map<std::pair<std::string, int64_t>, int64_t> handleFile_;
+  std::map<int64_t, View> views_;
+  std::map<int64_t, InputFile> reads_;
+  std::map<const Event *, int64_t> newComms_;
+  std::vector<int64_t> derivedTypes_;
+};
+
+} // namespace
+
+std::string generateReplay(const Trace &trace, const ReplayOptions &options) {
+  return Generator(trace, options).run();
+}
+
+void writeReplay(std::ostream &out, const Trace &trace, const ReplayOptions &options) {
+  out << generateReplay(trace, options);
+}
+
+} // namespace sio::replay
