@@ -1,0 +1,39 @@
+// IOR (seed 002 §VI.A), traced: each rank writes its contiguous block in
+// 32 KiB transfers with MPI_File_write_at, then reads it back (the paper's
+// run has 4096 transfers per rank; 64 keep this test small).
+// REQUIRES: runtime, sio-signature
+// RUN: rm -rf %t.d && mkdir -p %t.d && cd %t.d && %sio-cxx-sig -O1 %s -o %t.exe
+// RUN: cd %t.d && env SIO_TRACE_FILE=%t.json %mpiexec -n 4 %t.exe
+// RUN: %sio-signature %t.json | FileCheck %s
+// RUN: %sio-signature --op read --format json %t.json | FileCheck %s --check-prefix=JSON
+#include <mpi.h>
+
+#include <vector>
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int transfer = 32768, transfers = 64;
+  const MPI_Offset block = MPI_Offset(transfer) * transfers;
+  std::vector<char> buf(transfer, 'x');
+  MPI_File fh;
+  MPI_File_open(MPI_COMM_WORLD, "ior.dat", MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+  for (int i = 0; i < transfers; i++)
+    MPI_File_write_at(fh, rank * block + MPI_Offset(i) * transfer, buf.data(), transfer, MPI_BYTE, MPI_STATUS_IGNORE);
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < transfers; i++)
+    MPI_File_read_at(fh, rank * block + MPI_Offset(i) * transfer, buf.data(), transfer, MPI_BYTE, MPI_STATUS_IGNORE);
+  MPI_File_close(&fh);
+  MPI_Finalize();
+}
+
+// CHECK:      # file f0 "ior.dat", ranks 0-3, write, 64 accesses, 2097152 bytes per rank
+// CHECK-NEXT: {WRITE, 2097152*rank, 1, ([32768, 32768, 64]), 1}
+// CHECK-NEXT: {Write, <contiguous>, <single occurrence>, <fixed size, medium>, <random>}
+// CHECK:      # file f0 "ior.dat", ranks 0-3, read, 64 accesses, 2097152 bytes per rank
+// CHECK-NEXT: {READ, 2097152*rank, 1, ([32768, 32768, 64]), 1}
+// CHECK-NEXT: {Read, <contiguous>, <single occurrence>, <fixed size, medium>, <random>}
+// JSON:     "formula": "2097152*rank"
+// JSON:     "spatial": "contiguous"
+// JSON-NOT: "operation": "write"

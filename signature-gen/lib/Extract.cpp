@@ -1,0 +1,537 @@
+// From a compressed trace to one rank's access streams.
+//
+// Offsets come from the trace where the call carries one (`*_at*`, pread,
+// pwrite) and from a replayed file pointer otherwise: opens start it at 0,
+// seeks move it (SET/CUR; END makes it unknown until the next SET), reads
+// and writes advance it by the bytes they move, MPI_File_set_view resets it.
+// MPI-IO offsets are in etype units of the view and become bytes as
+// `disp + offset * size(etype)`. For a view whose filetype is not contiguous
+// those bytes are the view's logical positions, not the file's (the stream
+// says so); that keeps the pattern the application expresses, which is what
+// a prefetcher sitting above the view sees.
+//
+// Loops are not expanded when they need not be: a loop whose body is one
+// access (plus synchronization) with an offset and size affine in the loop
+// index becomes one Run, whatever its iteration count.
+#include "sio/signature/Signature.h"
+
+#include "sio/trace/Summary.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <string_view>
+
+namespace sio::signature {
+
+using trace::Direction;
+using trace::Event;
+using trace::Expr;
+using trace::ExprEnv;
+using trace::Layer;
+using trace::Node;
+using trace::Trace;
+
+namespace {
+
+
+/// Whence values: POSIX 0/1/2 and MPICH's MPI_SEEK_SET/CUR/END (600/602/604).
+enum class Whence { Set, Cur, End, Unknown };
+Whence whenceOf(int64_t v) {
+  switch (v) {
+  case 0:
+  case 600:
+    return Whence::Set;
+  case 1:
+  case 602:
+    return Whence::Cur;
+  case 2:
+  case 604:
+    return Whence::End;
+  default:
+    return Whence::Unknown;
+  }
+}
+
+bool isSeek(std::string_view op) {
+  return op == "lseek" || op == "lseek64" || op == "fseek" || op == "fseeko" || op == "fseeko64" ||
+         op == "MPI_File_seek" || op == "MPI_File_seek_shared";
+}
+bool isClose(std::string_view op) { return op == "close" || op == "fclose" || op == "MPI_File_close"; }
+
+/// Handle parameter names by layer; the key kind keeps fd 3 and fh 3 apart.
+constexpr std::array<std::string_view, 3> kHandleParams = {"fh", "fd", "stream"};
+
+/// The expression is affine in loop index `depth` with the outer indices
+/// fixed: no power above one, no opaque atom (`%`, table) that uses it.
+bool affineIn(const Expr &e, uint32_t depth) {
+  for (const auto &[mono, coef] : e.terms()) {
+    for (const auto &[atom, exp] : mono) {
+      if (atom.kind == trace::Atom::Kind::Loop && atom.loopDepth == depth && exp != 1)
+        return false;
+      if (atom.kind == trace::Atom::Kind::Mod || atom.kind == trace::Atom::Kind::Table) {
+        if ((atom.lhs && atom.lhs->loopDepthUsed() > depth) || (atom.rhs && atom.rhs->loopDepthUsed() > depth))
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool usesIndex(const Expr &e, uint32_t depth) { return e.loopDepthUsed() > depth; }
+
+struct View {
+  int64_t disp = 0;
+  int64_t etypeSize = 1;
+  bool contiguous = true;
+};
+
+struct HandleState {
+  int64_t file = -1;
+  std::optional<int64_t> pointer = 0; ///< bytes from the view's displacement
+  View view;
+};
+
+/// Whether a filetype lays its bytes out contiguously (size == extent, or a
+/// kind that is always contiguous).
+bool contiguousType(const Trace &t, int64_t id, int64_t rank, int depth = 0) {
+  const trace::ObjectEntry *d = t.datatype(id);
+  if (!d || depth > 32)
+    return false;
+  if (d->kind == "named")
+    return true;
+  auto field = [&](const char *name) -> std::optional<int64_t> {
+    auto it = d->fields.find(name);
+    if (it == d->fields.end() || it->second.empty())
+      return std::nullopt;
+    return it->second[0].evaluate({rank, t.header.nranks, {}});
+  };
+  if (auto size = field("size"))
+    if (auto extent = field("extent"))
+      return *size == *extent;
+  if (d->kind == "contiguous" || d->kind == "dup") {
+    auto old = field("oldtype");
+    return old && contiguousType(t, *old, rank, depth + 1);
+  }
+  return false;
+}
+
+class Extractor {
+public:
+  Extractor(const Trace &t, int64_t rank, const Options &o) : t_(t), rank_(rank), o_(o) {}
+
+  std::vector<AccessStream> run() {
+    std::vector<int64_t> indices;
+    for (const Node &n : t_.body) {
+      top_ = &n;
+      topIteration_ = 0;
+      visit(n, indices);
+    }
+    return split();
+  }
+
+private:
+  struct Located {
+    int64_t file;
+    Run run;
+  };
+
+  ExprEnv env(const std::vector<int64_t> &indices) const {
+    return ExprEnv{rank_, t_.header.nranks, std::span<const int64_t>(indices)};
+  }
+
+  const Expr *exprParam(const Event &ev, std::string_view name) const {
+    const trace::Param *p = ev.param(name);
+    if (!p)
+      return nullptr;
+    const trace::Value *v = p->value.valueFor(rank_);
+    return v ? std::get_if<Expr>(v) : nullptr;
+  }
+
+  std::optional<int64_t> evalParam(const Event &ev, std::string_view name, const std::vector<int64_t> &indices) const {
+    const Expr *e = exprParam(ev, name);
+    if (!e)
+      return std::nullopt;
+    try {
+      return e->evaluate(env(indices));
+    } catch (const std::exception &) {
+      return std::nullopt;
+    }
+  }
+
+  /// (kind, handle value) of the handle an event uses.
+  std::optional<std::pair<int, int64_t>> handleOf(const Event &ev, const std::vector<int64_t> &indices) const {
+    for (size_t k = 0; k < kHandleParams.size(); ++k)
+      if (ev.param(kHandleParams[k]))
+        if (auto v = evalParam(ev, kHandleParams[k], indices))
+          return std::pair<int, int64_t>{int(k), *v};
+    return std::nullopt;
+  }
+
+  static bool isAccess(const Event &ev) {
+    return !ev.inner && ev.layer != Layer::SYNC && trace::direction(ev.op) != Direction::None;
+  }
+
+  /// Events that change no I/O state this analysis tracks.
+  static bool isInert(const Event &ev) { return ev.inner || ev.layer == Layer::SYNC; }
+
+  void visit(const Node &n, std::vector<int64_t> &indices) {
+    if (!n.ranks.contains(rank_) || truncated_)
+      return;
+    if (indices.empty()) {
+      // A top-level node is its own component until a loop says otherwise.
+      component_ = &n;
+      topIteration_ = 0;
+    }
+    if (n.isEvent()) {
+      event(n.event(), indices);
+      return;
+    }
+    const trace::Loop &loop = n.loop();
+    const trace::Value *iv = loop.iterations.valueFor(rank_);
+    const Expr *ie = iv ? std::get_if<Expr>(iv) : nullptr;
+    std::optional<int64_t> iters;
+    if (ie) {
+      try {
+        iters = ie->evaluate(env(indices));
+      } catch (const std::exception &) {
+      }
+    }
+    if (!iters || *iters <= 0) {
+      if (!iters)
+        ++unknown_[-1]; // accesses inside cannot be counted either
+      return;
+    }
+    const uint32_t depth = uint32_t(indices.size());
+    indices.push_back(0);
+    if (tryFastLoop(loop, *iters, indices, depth)) {
+      indices.pop_back();
+      return;
+    }
+    for (int64_t j = 0; j < *iters && !truncated_; ++j) {
+      if (++expanded_ > o_.maxExpandedIterations) {
+        truncated_ = true;
+        break;
+      }
+      indices.back() = j;
+      if (depth == 0)
+        topIteration_ = j;
+      for (const Node &c : loop.body) {
+        // The children of a top-level loop are the components of its pattern.
+        if (depth == 0)
+          component_ = &c;
+        visit(c, indices);
+      }
+    }
+    indices.pop_back();
+  }
+
+  /// A loop whose body (for this rank) is one access with offset and size
+  /// affine in the loop index, among inert events: one Run.
+  bool tryFastLoop(const trace::Loop &loop, int64_t iters, std::vector<int64_t> &indices, uint32_t depth) {
+    const Node *access = nullptr;
+    for (const Node &c : loop.body) {
+      if (!c.ranks.contains(rank_))
+        continue;
+      if (!c.isEvent())
+        return false;
+      if (isAccess(c.event())) {
+        if (access)
+          return false;
+        access = &c;
+      } else if (!isInert(c.event())) {
+        return false;
+      }
+    }
+    if (!access)
+      return true; // nothing this analysis sees
+    const Event &ev = access->event();
+    for (const trace::Param &p : ev.params) {
+      const trace::Value *v = p.value.valueFor(rank_);
+      const Expr *e = v ? std::get_if<Expr>(v) : nullptr;
+      if (!e)
+        continue;
+      const bool sizeOrOffset = p.name == "offset" || p.name == "count" || p.name == "size" || p.name == "nmemb" ||
+                                p.name == "bytes";
+      if (sizeOrOffset ? !affineIn(*e, depth) : usesIndex(*e, depth))
+        return false;
+    }
+    // Affine and integral at indices 0 and 1 means integral coefficients, so
+    // size(i) = s0 + i*(s1 - s0) and offset(i) likewise for every i.
+    indices.back() = 0;
+    auto s0 = trace::transferBytes(t_, ev, env(indices));
+    std::optional<int64_t> s1 = s0;
+    if (iters > 1) {
+      indices.back() = 1;
+      s1 = trace::transferBytes(t_, ev, env(indices));
+    }
+    if (!s0 || !s1)
+      return false;
+    const int64_t sizeStep = *s1 - *s0;
+    if (depth == 0)
+      component_ = access; // a top-level loop of single accesses: one component
+    indices.back() = 0;
+    const bool explicitOffset = ev.param("offset") != nullptr;
+    if (explicitOffset) {
+      auto h = handleOf(ev, indices);
+      HandleState &hs = handle(h);
+      auto o0 = evalParam(ev, "offset", indices);
+      std::optional<int64_t> o1 = o0;
+      if (iters > 1) {
+        indices.back() = 1;
+        o1 = evalParam(ev, "offset", indices);
+      }
+      if (!o0 || !o1)
+        return false;
+      const int64_t unit = ev.layer == Layer::MPIIO ? hs.view.etypeSize : 1;
+      Run r;
+      r.offset = hs.view.disp + *o0 * unit;
+      r.stride = (*o1 - *o0) * unit;
+      r.count = iters;
+      r.sizeFirst = *s0;
+      r.sizeStep = sizeStep;
+      r.op = trace::direction(ev.op) == Direction::Read ? Operation::Read : Operation::Write;
+      r.event = &ev;
+      emit(hs, r, ev.layer == Layer::MPIIO && !hs.view.contiguous);
+      return true;
+    }
+    if (sizeStep != 0)
+      return false; // pointer offsets would grow quadratically: expand instead
+    auto h = handleOf(ev, indices);
+    HandleState &hs = handle(h);
+    if (!hs.pointer) {
+      unknown_[hs.file] += uint64_t(iters);
+      return true;
+    }
+    Run r;
+    r.offset = (ev.layer == Layer::MPIIO ? hs.view.disp : 0) + *hs.pointer;
+    r.stride = *s0;
+    r.count = iters;
+    r.sizeFirst = *s0;
+    r.op = trace::direction(ev.op) == Direction::Read ? Operation::Read : Operation::Write;
+    r.event = &ev;
+    int64_t advance = 0;
+    if (__builtin_mul_overflow(*s0, iters, &advance) || __builtin_add_overflow(*hs.pointer, advance, &*hs.pointer)) {
+      hs.pointer.reset();
+      unknown_[hs.file] += uint64_t(iters);
+      return true;
+    }
+    emit(hs, r, ev.layer == Layer::MPIIO && !hs.view.contiguous);
+    return true;
+  }
+
+  HandleState &handle(const std::optional<std::pair<int, int64_t>> &h) {
+    if (!h)
+      return orphan_;
+    auto it = handles_.find(*h);
+    if (it == handles_.end()) {
+      // A handle opened before tracing started: file and position unknown.
+      HandleState s;
+      s.pointer.reset();
+      it = handles_.emplace(*h, s).first;
+    }
+    return it->second;
+  }
+
+  void event(const Event &ev, std::vector<int64_t> &indices) {
+    if (ev.inner || ev.layer == Layer::SYNC)
+      return;
+    const std::string_view op = ev.op;
+    auto h = handleOf(ev, indices);
+    if (ev.param("file") && h) {
+      HandleState s;
+      s.file = evalParam(ev, "file", indices).value_or(-1);
+      handles_[*h] = s;
+      return;
+    }
+    if (!h)
+      return;
+    if (isClose(op)) {
+      handles_.erase(*h);
+      return;
+    }
+    HandleState &hs = handle(h);
+    if (op == "MPI_File_set_view") {
+      View v;
+      v.disp = evalParam(ev, "disp", indices).value_or(0);
+      if (auto et = evalParam(ev, "etype", indices))
+        v.etypeSize = trace::datatypeSize(t_, *et, rank_).value_or(1);
+      if (auto ft = evalParam(ev, "filetype", indices))
+        v.contiguous = contiguousType(t_, *ft, rank_);
+      hs.view = v;
+      hs.pointer = 0;
+      return;
+    }
+    if (op == "rewind") {
+      hs.pointer = 0;
+      return;
+    }
+    if (isSeek(op)) {
+      auto off = evalParam(ev, "offset", indices);
+      auto wh = evalParam(ev, "whence", indices);
+      const int64_t unit = ev.layer == Layer::MPIIO ? hs.view.etypeSize : 1;
+      const Whence w = wh ? whenceOf(*wh) : Whence::Unknown;
+      if (off && w == Whence::Set)
+        hs.pointer = *off * unit;
+      else if (off && w == Whence::Cur && hs.pointer)
+        hs.pointer = *hs.pointer + *off * unit;
+      else
+        hs.pointer.reset();
+      return;
+    }
+    if (!isAccess(ev))
+      return;
+    auto size = trace::transferBytes(t_, ev, env(indices));
+    if (!size) {
+      ++unknown_[hs.file];
+      return;
+    }
+    Run r;
+    r.count = 1;
+    r.sizeFirst = *size;
+    r.op = trace::direction(op) == Direction::Read ? Operation::Read : Operation::Write;
+    r.event = &ev;
+    const bool mpi = ev.layer == Layer::MPIIO;
+    if (ev.param("offset")) {
+      auto off = evalParam(ev, "offset", indices);
+      if (!off) {
+        ++unknown_[hs.file];
+        return;
+      }
+      r.offset = mpi ? hs.view.disp + *off * hs.view.etypeSize : *off;
+    } else {
+      if (!hs.pointer) {
+        ++unknown_[hs.file];
+        return;
+      }
+      r.offset = (mpi ? hs.view.disp : 0) + *hs.pointer;
+      *hs.pointer += *size;
+    }
+    emit(hs, r, mpi && !hs.view.contiguous);
+  }
+
+  void emit(const HandleState &hs, Run r, bool logical) {
+    // Positions beyond 64 bits (a hostile or corrupt trace) are unknowable.
+    int64_t span = 0, last = 0, growth = 0, lastSize = 0, bytes = 0;
+    if (__builtin_mul_overflow(r.stride, r.count - 1, &span) || __builtin_add_overflow(r.offset, span, &last) ||
+        __builtin_mul_overflow(r.sizeStep, r.count - 1, &growth) ||
+        __builtin_add_overflow(r.sizeFirst, growth, &lastSize) ||
+        __builtin_mul_overflow(std::max(r.sizeFirst, lastSize), r.count, &bytes)) {
+      unknown_[hs.file] += uint64_t(r.count);
+      return;
+    }
+    r.top = top_;
+    r.topIteration = topIteration_;
+    r.component = component_;
+    if (logical)
+      logical_[hs.file] = true;
+    auto &count = accessCount_[hs.file];
+    if (count >= o_.maxAccesses) {
+      truncatedFiles_[hs.file] = true;
+      return;
+    }
+    count += uint64_t(r.count);
+    if (!located_.empty()) {
+      // Consecutive single accesses of one component continue a run.
+      for (auto it = located_.rbegin(); it != located_.rend(); ++it) {
+        if (it->file != hs.file)
+          continue;
+        Run &p = it->run;
+        if (p.op == r.op && p.component == r.component && p.top == r.top && p.topIteration == r.topIteration &&
+            p.event == r.event && r.count == 1 && p.sizeStep == 0 && p.sizeFirst == r.sizeFirst) {
+          const int64_t stride = p.count > 1 ? p.stride : r.offset - p.offset;
+          if (r.offset == p.lastOffset() + stride) {
+            p.stride = stride;
+            ++p.count;
+            return;
+          }
+        }
+        break;
+      }
+    }
+    located_.push_back({hs.file, r});
+  }
+
+  std::vector<AccessStream> split() {
+    std::vector<int64_t> order;
+    std::map<int64_t, std::vector<const Run *>> byFile;
+    for (const Located &l : located_) {
+      if (!byFile.count(l.file))
+        order.push_back(l.file);
+      byFile[l.file].push_back(&l.run);
+    }
+    for (const auto &[file, n] : unknown_)
+      if (!byFile.count(file) && n) {
+        order.push_back(file);
+        byFile[file];
+      }
+    std::vector<AccessStream> out;
+    for (int64_t file : order) {
+      const auto &runs = byFile[file];
+      uint64_t reads = 0, writes = 0, switches = 0;
+      for (size_t i = 0; i < runs.size(); ++i) {
+        (runs[i]->op == Operation::Read ? reads : writes) += uint64_t(runs[i]->count);
+        if (i && runs[i]->op != runs[i - 1]->op)
+          ++switches;
+      }
+      // Interleaved reads and writes are one read/write pattern; phases
+      // (write everything, then read it back) are two.
+      const bool interleaved =
+          o_.ops == OpFilter::All && reads && writes && switches >= 2 && switches * 2 >= std::min(reads, writes);
+      auto make = [&](Operation op) {
+        AccessStream s;
+        s.file = file;
+        s.op = op;
+        for (const Run *r : runs)
+          if (op == Operation::ReadWrite || r->op == op) {
+            s.runs.push_back(*r);
+            s.accesses += uint64_t(r->count);
+            s.bytes += r->sizeStep == 0 ? r->sizeFirst * r->count
+                                        : r->sizeFirst * r->count + r->sizeStep * (r->count * (r->count - 1) / 2);
+          }
+        s.unknownPositions = unknown_.count(file) ? unknown_.at(file) : 0;
+        s.logicalOffsets = logical_.count(file) > 0;
+        s.truncated = truncated_ || truncatedFiles_.count(file) > 0;
+        if (!s.runs.empty() || s.unknownPositions)
+          out.push_back(std::move(s));
+      };
+      if (interleaved) {
+        make(Operation::ReadWrite);
+        continue;
+      }
+      // Phases in order of their first access.
+      std::vector<Operation> ops;
+      for (const Run *r : runs)
+        if (std::find(ops.begin(), ops.end(), r->op) == ops.end())
+          ops.push_back(r->op);
+      for (Operation op : ops)
+        if ((op == Operation::Read && o_.ops != OpFilter::Write) || (op == Operation::Write && o_.ops != OpFilter::Read))
+          make(op);
+    }
+    return out;
+  }
+
+  const Trace &t_;
+  int64_t rank_;
+  const Options &o_;
+  std::map<std::pair<int, int64_t>, HandleState> handles_;
+  HandleState orphan_{-1, std::nullopt, {}};
+  std::vector<Located> located_;
+  std::map<int64_t, uint64_t> unknown_;
+  std::map<int64_t, uint64_t> accessCount_;
+  std::map<int64_t, bool> logical_;
+  std::map<int64_t, bool> truncatedFiles_;
+  const Node *top_ = nullptr;
+  int64_t topIteration_ = 0;
+  const Node *component_ = nullptr;
+  uint64_t expanded_ = 0;
+  bool truncated_ = false;
+};
+
+} // namespace
+
+std::vector<AccessStream> extractStreams(const Trace &trace, int64_t rank, const Options &options) {
+  return Extractor(trace, rank, options).run();
+}
+
+} // namespace sio::signature
