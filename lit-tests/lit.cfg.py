@@ -45,6 +45,9 @@ config.substitutions.append(("%opt", os.path.join(config.llvm_bin_dir, "opt")))
 config.substitutions.append(("%mpicxx", config.mpicxx))
 config.substitutions.append(("%mpicc", config.mpicc))
 config.substitutions.append(("%mpiexec", config.mpiexec))
+# `%expect-exit STATUS CMD...`: lit's shell has no $?, and `not` accepts any
+# nonzero status; tools promise exact exit codes (1 = differences, 2 = bad input).
+config.substitutions.append(("%expect-exit", config.python + " " + os.path.join(config.test_source_root, "Inputs", "expect-exit.py")))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%srcroot", config.sio_src_root))
