@@ -1,0 +1,521 @@
+#include "sio/extrap/Extrapolate.h"
+
+#include "TimingFit.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace sio::extrap {
+namespace {
+
+using namespace sio::trace;
+
+// Walks the inputs in lock step (sorted by rank count) and builds the target.
+class Extrapolator {
+public:
+  Extrapolator(std::vector<const Trace *> inputs, const ExtrapOptions &options)
+      : in_(std::move(inputs)), options_(options) {
+    for (const Trace *t : in_)
+      ns_.push_back(t->header.nranks);
+  }
+
+  Trace run() {
+    Trace out;
+    const Trace &last = *in_.back();
+    for (const Trace *t : in_)
+      if (t->header.program != last.header.program)
+        throw ExtrapError("inputs are not the same program: '" + in_.front()->header.program + "' at N=" +
+                          std::to_string(ns_.front()) + " but '" + last.header.program + "' at N=" +
+                          std::to_string(ns_.back()));
+    out.header = last.header;
+    out.header.nranks = options_.targetRanks;
+    out.header.generator = "sio-extrap";
+    out.header.complete = true;
+    out.header.droppedEvents = 0;
+    out.header.notes.clear();
+    for (const Trace *t : in_)
+      if (!t->header.complete) {
+        out.header.complete = false;
+        out.header.notes.push_back("input at " + std::to_string(t->header.nranks) +
+                                   " ranks was incomplete; the extrapolation inherits its gaps");
+      }
+    std::string inputs;
+    for (int64_t n : ns_)
+      inputs += (inputs.empty() ? "" : ",") + std::to_string(n);
+    out.header.metadata["extrapolated_from_ranks"] = inputs;
+
+    unionTables(out);
+    out.files = fitFiles();
+    out.datatypes = fitObjects("datatype", &Trace::datatypes);
+    out.comms = fitObjects("comm", &Trace::comms);
+    out.infos = fitObjects("info", &Trace::infos);
+    std::vector<const std::vector<Node> *> bodies;
+    for (const Trace *t : in_)
+      bodies.push_back(&t->body);
+    out.body = fitBody(bodies, "body");
+
+    std::ostringstream timing;
+    timing << timingFits_ << " timing fits, worst relative error " << worstTimingError_ * 100 << "%";
+    out.header.metadata["timing_fit"] = timing.str();
+    return out;
+  }
+
+private:
+  // ------------------------------------------------------------ errors
+  std::string perInput(const std::vector<std::string> &values) const {
+    std::string s;
+    for (size_t k = 0; k < values.size(); ++k)
+      s += (k ? ", " : "") + std::string("N=") + std::to_string(ns_[k]) + ": " + values[k];
+    return s;
+  }
+
+  [[noreturn]] void refuse(const std::string &where, const std::string &what,
+                           const std::vector<std::string> &values, const std::vector<std::string> &tried = {}) const {
+    std::string msg = "cannot extrapolate " + what + " of " + where + "\n  values per input: " + perInput(values);
+    if (!tried.empty()) {
+      msg += "\n  models tried:";
+      for (size_t i = 0; i < tried.size(); ++i)
+        msg += (i ? ", " : " ") + tried[i];
+    }
+    throw ExtrapError(msg);
+  }
+
+  [[noreturn]] void differ(const std::string &where, const std::string &what, const std::vector<std::string> &values) const {
+    throw ExtrapError("inputs differ in structure at " + where + ": " + what + "\n  per input: " + perInput(values));
+  }
+
+  std::string describe(const Event &e, const std::string &path) const {
+    std::string s = e.op + " (" + path;
+    if (const SiteInfo *site = in_.back()->site(e.site))
+      s += ", " + site->file + ":" + std::to_string(site->line) + ":" + std::to_string(site->column);
+    if (e.site)
+      s += ", site " + formatId(e.site);
+    return s + ")";
+  }
+
+  // ------------------------------------------------------------ scalars
+  Expr fitScalar(const std::string &where, const std::string &what, const std::vector<Rational> &values,
+                 const std::vector<std::string> &shown) const {
+    std::vector<std::string> tried;
+    if (auto e = fitScaling(ns_, values, &tried))
+      return *e;
+    refuse(where, what, shown, tried);
+  }
+
+  int64_t atTarget(const Expr &model, const std::string &where, const std::string &what) const {
+    auto v = model.evaluate({0, options_.targetRanks, {}});
+    if (!v)
+      throw ExtrapError("cannot extrapolate " + what + " of " + where + ": its model " + model.str() +
+                        " is not an integer at " + std::to_string(options_.targetRanks) + " ranks");
+    return *v;
+  }
+
+  int64_t fitInt(const std::string &where, const std::string &what, const std::vector<int64_t> &values) const {
+    std::vector<Rational> r(values.begin(), values.end());
+    std::vector<std::string> shown;
+    for (int64_t v : values)
+      shown.push_back(std::to_string(v));
+    return atTarget(fitScalar(where, what, r, shown), where, what);
+  }
+
+  static Expr atomExpr(const Atom &a) {
+    switch (a.kind) {
+    case Atom::Kind::Rank:
+      return Expr::rank();
+    case Atom::Kind::NRanks:
+      return Expr::nranks();
+    case Atom::Kind::Loop:
+      return Expr::loopIndex(a.loopDepth);
+    case Atom::Kind::Mod:
+      return Expr::mod(*a.lhs, *a.rhs);
+    case Atom::Kind::Table:
+      return Expr::table(*a.table, *a.rhs);
+    }
+    return Expr();
+  }
+
+  static Expr monomialExpr(const Monomial &m) {
+    Expr e(1);
+    for (const auto &[atom, exp] : m) {
+      Expr base = atomExpr(atom);
+      for (int32_t k = 0; k < (exp < 0 ? -exp : exp); ++k)
+        e = exp < 0 ? e / base : e * base;
+    }
+    return e;
+  }
+
+  // A formula: each coefficient of its polynomial is fitted as a function of N.
+  Expr fitExpr(const std::string &where, const std::string &what, const std::vector<const Expr *> &values) const {
+    std::map<Monomial, std::vector<Rational>> coefficients;
+    for (size_t k = 0; k < values.size(); ++k)
+      for (const auto &[m, c] : values[k]->terms()) {
+        auto &v = coefficients[m];
+        v.resize(values.size());
+        v[k] = c;
+      }
+    std::vector<std::string> shown;
+    for (const Expr *e : values)
+      shown.push_back(e->str());
+    Expr result;
+    for (auto &[m, v] : coefficients) {
+      v.resize(values.size());
+      std::vector<std::string> tried;
+      auto c = fitScaling(ns_, v, &tried);
+      if (!c) {
+        std::string term = m.empty() ? "the constant term" : "the coefficient of " + monomialExpr(m).str();
+        refuse(where, what + " (" + term + ")", shown, tried);
+      }
+      result = result + *c * monomialExpr(m);
+    }
+    return result;
+  }
+
+  Value fitValue(const std::string &where, const std::string &what, const std::vector<const Value *> &values) const {
+    std::vector<std::string> shown;
+    for (const Value *v : values)
+      shown.push_back(valueStr(*v));
+    if (std::holds_alternative<std::string>(*values.front())) {
+      for (const Value *v : values)
+        if (*v != *values.front())
+          refuse(where, what, shown, {"identical strings"});
+      return *values.front();
+    }
+    std::vector<const Expr *> exprs;
+    for (const Value *v : values) {
+      if (!std::holds_alternative<Expr>(*v))
+        refuse(where, what, shown, {"identical strings"});
+      exprs.push_back(&std::get<Expr>(*v));
+    }
+    return fitExpr(where, what, exprs);
+  }
+
+  // ------------------------------------------------------------ rank lists
+  RankList fitRanks(const std::string &where, const std::string &what, const std::vector<const RankList *> &lists) const {
+    std::vector<std::string> shown;
+    for (const RankList *l : lists)
+      shown.push_back(l->str());
+    const size_t blocks = lists.front()->blocks().size();
+    for (const RankList *l : lists)
+      if (l->blocks().size() != blocks)
+        refuse(where, what + " (rank list shape)", shown, {"same number of rank blocks"});
+    std::vector<RankBlock> out;
+    for (size_t b = 0; b < blocks; ++b) {
+      const size_t dims = lists.front()->blocks()[b].dims.size();
+      for (const RankList *l : lists)
+        if (l->blocks()[b].dims.size() != dims)
+          refuse(where, what + " (rank list shape)", shown, {"same rank-block dimensions"});
+      auto collect = [&](auto get) {
+        std::vector<int64_t> v;
+        for (const RankList *l : lists)
+          v.push_back(get(l->blocks()[b]));
+        return v;
+      };
+      RankBlock block;
+      block.start = fitInt(where, what + " (rank-list start)", collect([](const RankBlock &x) { return x.start; }));
+      for (size_t d = 0; d < dims; ++d) {
+        RankDim dim;
+        dim.stride = fitInt(where, what + " (rank-list stride)", collect([d](const RankBlock &x) { return x.dims[d].stride; }));
+        dim.count = fitInt(where, what + " (rank-list count)", collect([d](const RankBlock &x) { return x.dims[d].count; }));
+        block.dims.push_back(dim);
+      }
+      out.push_back(std::move(block));
+    }
+    for (const RankBlock &b : out) {
+      if (b.start < 0 || b.last() >= options_.targetRanks)
+        throw ExtrapError("cannot extrapolate " + what + " of " + where + ": its rank list leaves 0.." +
+                          std::to_string(options_.targetRanks - 1) + " at the target");
+      for (const RankDim &d : b.dims)
+        if (d.count <= 0 || d.stride <= 0)
+          throw ExtrapError("cannot extrapolate " + what + " of " + where + ": its rank list is empty at the target");
+    }
+    // The common one-block case without enumerating the ranks, so that a
+    // 1,048,576-rank target costs what a 64-rank one does.
+    if (out.size() == 1 && out[0].dims.size() <= 1)
+      return out[0].dims.empty() ? RankList::single(out[0].start)
+                                 : RankList::range(out[0].start, out[0].dims[0].count, out[0].dims[0].stride);
+    try {
+      return RankList::fromBlocks(std::move(out));
+    } catch (const std::exception &e) {
+      throw ExtrapError("cannot extrapolate " + what + " of " + where + ": " + e.what());
+    }
+  }
+
+  // A model that fits every input can still be meaningless at the target
+  // (960/nranks at 7 ranks). Probe the first and last rank of the entry at
+  // the first iteration: enough to refuse such targets without touching all
+  // N ranks.
+  void checkAtTarget(const std::string &where, const std::string &what, const ElasticEntry &entry) const {
+    const Expr *e = std::get_if<Expr>(&entry.value);
+    if (!e)
+      return;
+    static const int64_t zeros[16] = {};
+    for (auto rank : {entry.ranks.first(), entry.ranks.last()}) {
+      if (!rank)
+        continue;
+      if (!e->evaluate({*rank, options_.targetRanks, std::span<const int64_t>(zeros, 16)}))
+        throw ExtrapError("cannot extrapolate " + what + " of " + where + ": its model " + e->str() +
+                          " is not an integer at " + std::to_string(options_.targetRanks) + " ranks (rank " +
+                          std::to_string(*rank) + ")");
+    }
+  }
+
+  ElasticValue fitElastic(const std::string &where, const std::string &what, const std::vector<const ElasticValue *> &values) const {
+    const size_t entries = values.front()->entries().size();
+    for (const ElasticValue *v : values)
+      if (v->entries().size() != entries) {
+        std::vector<std::string> shown;
+        for (const ElasticValue *x : values) {
+          std::string s;
+          for (const auto &e : x->entries())
+            s += (s.empty() ? "" : "; ") + std::string("ranks ") + e.ranks.str() + ": " + valueStr(e.value);
+          shown.push_back("{" + s + "}");
+        }
+        refuse(where, what, shown, {"same rank groups at every rank count (no model of rank fitted the values)"});
+      }
+    ElasticValue out;
+    for (size_t i = 0; i < entries; ++i) {
+      std::vector<const RankList *> ranks;
+      std::vector<const Value *> vals;
+      for (const ElasticValue *v : values) {
+        ranks.push_back(&v->entries()[i].ranks);
+        vals.push_back(&v->entries()[i].value);
+      }
+      out.entries().push_back({fitRanks(where, what, ranks), fitValue(where, what, vals)});
+      checkAtTarget(where, what, out.entries().back());
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------ structure
+  TimingStats fitTimingStats(const std::vector<const TimingStats *> &stats, const std::string &where) {
+    std::vector<int64_t> ns;
+    std::vector<double> means;
+    for (size_t k = 0; k < stats.size(); ++k)
+      if (stats[k]->count()) {
+        ns.push_back(ns_[k]);
+        means.push_back(stats[k]->mean());
+      }
+    if (ns.empty())
+      return {};
+    TimingFit fit = fitTiming(ns, means, options_.targetRanks);
+    ++timingFits_;
+    worstTimingError_ = std::max(worstTimingError_, fit.relativeError);
+    if (options_.verbose) {
+      std::ostringstream line;
+      line << where << ": " << fit.model << ", " << fit.predicted << " ns at " << options_.targetRanks
+           << " ranks, relative error " << fit.relativeError * 100 << "%";
+      options_.verbose(line.str());
+    }
+    return scaleTiming(*stats.back(), fit.predicted);
+  }
+
+  Event fitEvent(const std::vector<const Event *> &events, const std::string &path) {
+    const Event &ref = *events.back();
+    std::string where = describe(ref, path);
+    std::vector<std::string> shown;
+    for (const Event *e : events)
+      shown.push_back(e->op);
+    for (const Event *e : events) {
+      if (e->op != ref.op || e->layer != ref.layer || e->inner != ref.inner)
+        differ(path, "different calls", shown);
+      if (e->site != ref.site)
+        differ(where, "different call sites", shown);
+      if (e->params.size() != ref.params.size())
+        differ(where, "different parameters", shown);
+      for (size_t p = 0; p < ref.params.size(); ++p)
+        if (e->params[p].name != ref.params[p].name)
+          differ(where, "different parameters", shown);
+    }
+    Event out;
+    out.op = ref.op;
+    out.layer = ref.layer;
+    out.site = ref.site;
+    out.inner = ref.inner;
+    for (size_t p = 0; p < ref.params.size(); ++p) {
+      std::vector<const ElasticValue *> values;
+      for (const Event *e : events)
+        values.push_back(&e->params[p].value);
+      out.params.push_back({ref.params[p].name, fitElastic(where, "parameter '" + ref.params[p].name + "'", values)});
+    }
+    std::vector<const TimingStats *> compute, duration;
+    for (const Event *e : events) {
+      compute.push_back(&e->compute);
+      duration.push_back(&e->duration);
+    }
+    out.compute = fitTimingStats(compute, where + " compute");
+    out.duration = fitTimingStats(duration, where + " duration");
+    return out;
+  }
+
+  std::vector<Node> fitBody(const std::vector<const std::vector<Node> *> &bodies, const std::string &path) {
+    const size_t size = bodies.back()->size();
+    for (const auto *b : bodies)
+      if (b->size() != size) {
+        std::vector<std::string> shown;
+        for (const auto *x : bodies)
+          shown.push_back(std::to_string(x->size()) + " nodes");
+        differ(path, "different number of calls and loops", shown);
+      }
+    std::vector<Node> out;
+    for (size_t i = 0; i < size; ++i) {
+      std::string here = path + "[" + std::to_string(i) + "]";
+      std::vector<const Node *> nodes;
+      std::vector<std::string> kinds;
+      for (const auto *b : bodies) {
+        nodes.push_back(&(*b)[i]);
+        kinds.push_back((*b)[i].isEvent() ? (*b)[i].event().op : "loop");
+      }
+      for (const Node *n : nodes)
+        if (n->isEvent() != nodes.back()->isEvent())
+          differ(here, "a call in one input is a loop in another", kinds);
+      Node node;
+      std::vector<const RankList *> ranks;
+      for (const Node *n : nodes)
+        ranks.push_back(&n->ranks);
+      if (nodes.back()->isEvent()) {
+        std::vector<const Event *> events;
+        for (const Node *n : nodes)
+          events.push_back(&n->event());
+        Event e = fitEvent(events, here);
+        node.ranks = fitRanks(describe(e, here), "the ranks", ranks);
+        node.item = std::move(e);
+      } else {
+        const Loop &ref = nodes.back()->loop();
+        std::vector<const ElasticValue *> iterations;
+        std::vector<const std::vector<Node> *> inner;
+        for (const Node *n : nodes) {
+          if (n->loop().id != ref.id)
+            differ(here, "different loops", kinds);
+          iterations.push_back(&n->loop().iterations);
+          inner.push_back(&n->loop().body);
+        }
+        std::string where = "loop " + here;
+        if (const LoopInfo *l = in_.back()->loopInfo(ref.id))
+          where += " (" + l->file + ":" + std::to_string(l->line) + ":" + std::to_string(l->column) + ")";
+        Loop loop;
+        loop.id = ref.id;
+        loop.iterations = fitElastic(where, "the iteration count", iterations);
+        node.ranks = fitRanks(where, "the ranks", ranks);
+        loop.body = fitBody(inner, here + ".body");
+        node.item = std::move(loop);
+      }
+      out.push_back(std::move(node));
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------ tables
+  void unionTables(Trace &out) const {
+    std::set<uint64_t> sites, loops;
+    for (const Trace *t : in_) {
+      for (const SiteInfo &s : t->sites)
+        if (sites.insert(s.id).second)
+          out.sites.push_back(s);
+      for (const LoopInfo &l : t->loops)
+        if (loops.insert(l.id).second)
+          out.loops.push_back(l);
+    }
+  }
+
+  std::vector<FileEntry> fitFiles() const {
+    std::vector<std::string> counts;
+    for (const Trace *t : in_)
+      counts.push_back(std::to_string(t->files.size()) + " files");
+    std::vector<FileEntry> out;
+    for (size_t f = 0; f < in_.back()->files.size(); ++f) {
+      for (const Trace *t : in_)
+        if (t->files.size() != in_.back()->files.size())
+          differ("the file table", "different numbers of files", counts);
+      const FileEntry &ref = in_.back()->files[f];
+      std::string where = "file f" + std::to_string(ref.id) + " \"" + ref.formatStr() + "\"";
+      std::vector<std::string> shown;
+      for (const Trace *t : in_)
+        shown.push_back(t->files[f].formatStr());
+      FileEntry entry;
+      entry.id = ref.id;
+      for (size_t p = 0; p < ref.name.size(); ++p) {
+        std::vector<const Expr *> fields;
+        for (const Trace *t : in_) {
+          const FileEntry &e = t->files[f];
+          if (e.id != ref.id || e.name.size() != ref.name.size() || e.name[p].text != ref.name[p].text ||
+              e.name[p].field.has_value() != ref.name[p].field.has_value() || e.name[p].width != ref.name[p].width)
+            refuse(where, "the file name", shown, {"same name format at every rank count"});
+          if (e.name[p].field)
+            fields.push_back(&*e.name[p].field);
+        }
+        FileNamePart part = ref.name[p];
+        if (part.field)
+          part.field = fitExpr(where, "the file name field", fields);
+        entry.name.push_back(std::move(part));
+      }
+      out.push_back(std::move(entry));
+    }
+    return out;
+  }
+
+  std::vector<ObjectEntry> fitObjects(const char *kind, std::vector<ObjectEntry> Trace::*table) const {
+    std::vector<ObjectEntry> out;
+    const auto &refTable = in_.back()->*table;
+    std::vector<std::string> counts;
+    for (const Trace *t : in_)
+      counts.push_back(std::to_string((t->*table).size()) + " entries");
+    for (const Trace *t : in_)
+      if ((t->*table).size() != refTable.size())
+        differ(std::string("the ") + kind + " table", "different numbers of entries", counts);
+    for (size_t i = 0; i < refTable.size(); ++i) {
+      const ObjectEntry &ref = refTable[i];
+      std::string where = std::string(kind) + " " + std::to_string(ref.id) + " (" + ref.kind + ")";
+      ObjectEntry entry = ref;
+      for (const Trace *t : in_) {
+        const ObjectEntry &e = (t->*table)[i];
+        if (e.id != ref.id || e.kind != ref.kind || e.name != ref.name || e.strings != ref.strings ||
+            e.fields.size() != ref.fields.size())
+          differ(where, "different definitions", {e.kind + " " + e.name, ref.kind + " " + ref.name});
+      }
+      for (auto &[name, values] : entry.fields) {
+        for (size_t v = 0; v < values.size(); ++v) {
+          std::vector<const Expr *> samples;
+          for (const Trace *t : in_) {
+            auto it = (t->*table)[i].fields.find(name);
+            if (it == (t->*table)[i].fields.end() || it->second.size() != values.size())
+              differ(where, "different field '" + name + "'", {});
+            samples.push_back(&it->second[v]);
+          }
+          values[v] = fitExpr(where, "field '" + name + "'", samples);
+        }
+      }
+      out.push_back(std::move(entry));
+    }
+    return out;
+  }
+
+  std::vector<const Trace *> in_;
+  std::vector<int64_t> ns_;
+  const ExtrapOptions &options_;
+  size_t timingFits_ = 0;
+  double worstTimingError_ = 0;
+};
+
+} // namespace
+
+Trace extrapolate(std::vector<Trace> inputs, const ExtrapOptions &options) {
+  if (options.targetRanks <= 0)
+    throw ExtrapError("the target rank count must be positive");
+  std::sort(inputs.begin(), inputs.end(),
+            [](const Trace &a, const Trace &b) { return a.header.nranks < b.header.nranks; });
+  for (size_t i = 1; i < inputs.size(); ++i)
+    if (inputs[i].header.nranks == inputs[i - 1].header.nranks)
+      throw ExtrapError("two inputs were taken at the same rank count (" + std::to_string(inputs[i].header.nranks) +
+                        "); each input must come from a different rank count");
+  if (inputs.size() < options.minInputs)
+    throw ExtrapError("need traces at " + std::to_string(options.minInputs) + " different rank counts, got " +
+                      std::to_string(inputs.size()) + " (the models are verified on the inputs they do not need)");
+  std::vector<const Trace *> ptrs;
+  for (const Trace &t : inputs)
+    ptrs.push_back(&t);
+  return Extrapolator(std::move(ptrs), options).run();
+}
+
+} // namespace sio::extrap

@@ -1,0 +1,131 @@
+// sio-extrap: extrapolate traces taken at small rank counts to a large one,
+// and/or write a replay program (docs/extrap.md, docs/replay.md).
+#include "sio/extrap/Extrapolate.h"
+#include "sio/replay/ReplayGenerator.h"
+#include "sio/trace/Json.h"
+
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr const char *kUsage = R"(usage: sio-extrap TRACE... [--ranks N] [-o OUT.json] [--emit-replay REPLAY.cpp]
+                  [--min-inputs K] [--verbose]
+
+Extrapolates traces of one program taken at several rank counts (at least
+four by default, any order) to the trace the program would write at N ranks.
+Every value is fitted exactly (zero residual on every input) as a function
+of the rank count; timing is fitted by least squares. With a single trace and
+no --ranks, the trace is taken as it is (for --emit-replay).
+
+options:
+  --ranks N             target rank count
+  -o, --output FILE     write the extrapolated trace (JSON) to FILE
+  --emit-replay FILE    write a C++ MPI program that performs the trace's I/O
+  --min-inputs K        rank counts required (default 4)
+  --verbose             print every timing fit and its error
+  -h, --help            this text
+  --version             print the version
+
+exit status: 0 success, 2 bad input or a value that no model fits
+)";
+
+[[noreturn]] void usageError(const std::string &message) {
+  std::fprintf(stderr, "sio-extrap: error: %s\n(see sio-extrap --help)\n", message.c_str());
+  std::exit(2);
+}
+
+int64_t parseCount(const std::string &option, const char *text) {
+  int64_t v = 0;
+  const char *end = text + std::strlen(text);
+  auto [ptr, ec] = std::from_chars(text, end, v);
+  if (ec != std::errc() || ptr != end || v <= 0)
+    usageError(option + " needs a positive integer, got '" + text + "'");
+  return v;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> inputs;
+  std::string output, replayPath;
+  int64_t ranks = 0;
+  sio::extrap::ExtrapOptions options;
+  bool verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&]() -> const char * {
+      if (i + 1 >= argc)
+        usageError(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "-h" || arg == "--help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else if (arg == "--version") {
+      std::printf("sio-extrap %s\n", SIO_VERSION);
+      return 0;
+    } else if (arg == "--ranks") {
+      ranks = parseCount(arg, value());
+    } else if (arg == "-o" || arg == "--output") {
+      output = value();
+    } else if (arg == "--emit-replay") {
+      replayPath = value();
+    } else if (arg == "--min-inputs") {
+      options.minInputs = static_cast<size_t>(parseCount(arg, value()));
+    } else if (arg == "--verbose") {
+      verbose = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      usageError("unknown option '" + arg + "'");
+    } else {
+      inputs.push_back(arg);
+    }
+  }
+  if (inputs.empty())
+    usageError("no input traces");
+  if (output.empty() && replayPath.empty())
+    usageError("nothing to write: give -o OUT.json and/or --emit-replay REPLAY.cpp");
+  if (ranks == 0 && inputs.size() > 1)
+    usageError("--ranks N is required to extrapolate several traces");
+
+  try {
+    std::vector<sio::trace::Trace> traces;
+    for (const std::string &path : inputs)
+      traces.push_back(sio::trace::readTraceFile(path));
+    sio::trace::Trace result;
+    if (ranks == 0) {
+      result = std::move(traces.front()); // one trace, taken as it is
+    } else {
+      options.targetRanks = ranks;
+      if (verbose)
+        options.verbose = [](const std::string &line) { std::fprintf(stderr, "sio-extrap: timing: %s\n", line.c_str()); };
+      result = sio::extrap::extrapolate(std::move(traces), options);
+    }
+    if (!output.empty())
+      sio::trace::writeTraceFile(output, result);
+    if (!replayPath.empty()) {
+      sio::replay::ReplayOptions ro;
+      ro.traceName = output.empty() ? inputs.front() : output;
+      ro.generator = "sio-extrap --emit-replay";
+      std::ofstream out(replayPath, std::ios::binary);
+      if (!out)
+        throw std::runtime_error("cannot write " + replayPath + ": " + std::strerror(errno));
+      sio::replay::writeReplay(out, result, ro);
+      out.flush();
+      if (!out)
+        throw std::runtime_error("cannot write " + replayPath + ": " + std::strerror(errno));
+    }
+  } catch (const sio::trace::TraceError &e) {
+    std::fprintf(stderr, "sio-extrap: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "sio-extrap: error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,225 @@
+#include "sio/extrap/Extrapolate.h"
+
+#include "sio/trace/Diff.h"
+#include "sio/trace/Json.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace sio::trace;
+using sio::extrap::extrapolate;
+using sio::extrap::ExtrapError;
+using sio::extrap::ExtrapOptions;
+
+namespace {
+
+Param param(const std::string &name, Expr value, int64_t n) { return {name, ElasticValue(Value(value), RankList::all(n))}; }
+
+Node eventNode(Event e, RankList ranks) { return Node{std::move(ranks), std::move(e)}; }
+
+Node loopNode(uint64_t id, int64_t iterations, std::vector<Node> body, RankList ranks) {
+  Loop l;
+  l.id = id;
+  l.iterations = ElasticValue(Value(Expr(iterations)), ranks);
+  l.body = std::move(body);
+  return Node{std::move(ranks), std::move(l)};
+}
+
+Event event(const std::string &op, uint64_t site, std::vector<Param> params, uint64_t meanNs = 1000) {
+  Event e;
+  e.op = op;
+  e.layer = op.rfind("MPI_", 0) == 0 ? Layer::MPIIO : Layer::POSIX;
+  e.site = site;
+  e.params = std::move(params);
+  e.duration.add(meanNs);
+  return e;
+}
+
+// What the runtime writes for seed 000's strong-scaling program at n ranks.
+Trace strongTrace(int64_t n) {
+  Trace t;
+  t.header.program = "strong";
+  t.header.nranks = n;
+  t.files.push_back({0, {FileNamePart{"data/strong.dat", std::nullopt, 0}}});
+  t.datatypes.push_back({0, "named", "MPI_BYTE", {}, {}});
+  t.sites.push_back({0x11, "strong.cpp", 20, 5, "main", "MPI_File_write_at", 0x21});
+  t.loops.push_back({0x21, "strong.cpp", 19, 3, "main", 0});
+  RankList all = RankList::all(n);
+  Expr rank = Expr::rank(), i0 = Expr::loopIndex(0);
+  t.body.push_back(eventNode(event("MPI_File_open", 0x10, {param("file", 0, n), param("amode", 9, n)}), all));
+  t.body.push_back(loopNode(
+      0x21, 3,
+      {eventNode(event("MPI_File_write_at", 0x11,
+                       {param("fh", 0, n), param("offset", Expr(960 / n) * rank + Expr(960) * i0, n),
+                        param("count", 960 / n, n), param("datatype", 0, n)}),
+                 all)},
+      all));
+  // Rank 0 writes a header; the last rank a footer at a rank-count-dependent place.
+  t.body.push_back(eventNode(event("MPI_File_write_at", 0x12, {}),
+                             RankList::single(0)));
+  t.body.back().event().params = {{"fh", ElasticValue(Value(Expr(0)), RankList::single(0))},
+                                  {"offset", ElasticValue(Value(Expr(0)), RankList::single(0))}};
+  t.body.push_back(eventNode(event("MPI_File_write_at", 0x13, {}), RankList::single(n - 1)));
+  t.body.back().event().params = {{"fh", ElasticValue(Value(Expr(0)), RankList::single(n - 1))},
+                                  {"offset", ElasticValue(Value(Expr(2880 + 8 * n)), RankList::single(n - 1))}};
+  // Strong scaling of a loop count: 1920/N iterations.
+  t.body.push_back(loopNode(0x22, 1920 / n,
+                            {eventNode(event("MPI_File_read_at", 0x14,
+                                             {param("fh", 0, n), param("offset", Expr(320) * rank + Expr(64) * i0, n)}),
+                                       all)},
+                            all));
+  t.body.push_back(eventNode(event("MPI_File_close", 0x15, {param("fh", 0, n)}), all));
+  return t;
+}
+
+std::vector<Trace> strongInputs() { return {strongTrace(4), strongTrace(8), strongTrace(12), strongTrace(16)}; }
+
+Trace run(std::vector<Trace> inputs, int64_t target) {
+  ExtrapOptions o;
+  o.targetRanks = target;
+  return extrapolate(std::move(inputs), o);
+}
+
+std::string errorOf(std::vector<Trace> inputs, int64_t target) {
+  try {
+    run(std::move(inputs), target);
+  } catch (const ExtrapError &e) {
+    return e.what();
+  }
+  return "";
+}
+
+} // namespace
+
+TEST(Extrap, StrongScalingEqualsTheTraceTakenAtTheTarget) {
+  for (int64_t target : {20, 24, 32, 64}) {
+    Trace x = run(strongInputs(), target);
+    auto diffs = diffTraces(x, strongTrace(target));
+    EXPECT_TRUE(diffs.empty()) << target << ": " << (diffs.empty() ? "" : diffs[0].where + ": " + diffs[0].what);
+    EXPECT_EQ(x.header.nranks, target);
+  }
+}
+
+TEST(Extrap, ValuesStayFormulasOfTheRankCount) {
+  Trace x = run(strongInputs(), 32);
+  const Event &w = x.body[1].loop().body[0].event();
+  EXPECT_EQ(valueStr(w.param("offset")->value.entries()[0].value), "960*rank/nranks + 960*i0");
+  EXPECT_EQ(valueStr(w.param("count")->value.entries()[0].value), "960/nranks");
+  EXPECT_EQ(valueStr(x.body[4].loop().iterations.entries()[0].value), "1920/nranks");
+  EXPECT_EQ(x.body[3].ranks, RankList::single(31)) << "the last rank stays the last rank";
+  EXPECT_EQ(valueStr(x.body[3].event().param("offset")->value.entries()[0].value), "8*nranks + 2880");
+}
+
+TEST(Extrap, InputsInAnyOrder) {
+  std::vector<Trace> in = strongInputs();
+  std::reverse(in.begin(), in.end());
+  std::swap(in[0], in[2]);
+  EXPECT_TRUE(diffTraces(run(std::move(in), 32), strongTrace(32)).empty());
+}
+
+TEST(Extrap, NToNAndNToNOverNFileNames) {
+  auto trace = [](int64_t n) {
+    Trace t = strongTrace(n);
+    Expr group = (Expr::rank() - Expr::mod(Expr::rank(), Expr(4))) / Expr(4);
+    t.files = {{0, {FileNamePart{"out_", std::nullopt, 0}, FileNamePart{"", Expr::rank(), 4}}},
+               {1, {FileNamePart{"agg_", std::nullopt, 0}, FileNamePart{"", group, 0}}}};
+    return t;
+  };
+  Trace x = run({trace(4), trace(8), trace(12), trace(16)}, 32);
+  EXPECT_TRUE(diffTraces(x, trace(32)).empty());
+  EXPECT_EQ(x.files[0].nameFor(31, 32), "out_0031");
+  EXPECT_EQ(x.files[1].nameFor(31, 32), "agg_7");
+}
+
+TEST(Extrap, ModuloFamily) {
+  auto trace = [](int64_t n) {
+    Trace t = strongTrace(n);
+    Expr shifted = Expr::mod(Expr::rank() + Expr(1), Expr::nranks()) * Expr(64);
+    t.body[1].loop().body[0].event().param("offset")->value = ElasticValue(Value(shifted), RankList::all(n));
+    return t;
+  };
+  Trace x = run({trace(4), trace(8), trace(12), trace(16)}, 32);
+  EXPECT_TRUE(diffTraces(x, trace(32)).empty());
+}
+
+TEST(Extrap, RefusesValuesThatFollowNoModel) {
+  auto trace = [](int64_t n) {
+    Trace t = strongTrace(n);
+    const int64_t seen[] = {0, 7, 9, 100, 3};
+    t.body[1].loop().body[0].event().param("offset")->value =
+        ElasticValue(Value(Expr(seen[n / 4]) * Expr::rank()), RankList::all(n));
+    return t;
+  };
+  std::string e = errorOf({trace(4), trace(8), trace(12), trace(16)}, 32);
+  EXPECT_NE(e.find("parameter 'offset'"), std::string::npos) << e;
+  EXPECT_NE(e.find("MPI_File_write_at"), std::string::npos) << e;
+  EXPECT_NE(e.find("strong.cpp:20:5"), std::string::npos) << e;
+  EXPECT_NE(e.find("N=4: 7*rank"), std::string::npos) << e;
+  EXPECT_NE(e.find("models tried: constant, k/N, k/N + b, k*N, k*N + b"), std::string::npos) << e;
+}
+
+TEST(Extrap, RefusesDifferentStructuresAndPrograms) {
+  std::vector<Trace> in = strongInputs();
+  in[2].body.pop_back();
+  EXPECT_NE(errorOf(in, 32).find("inputs differ in structure"), std::string::npos);
+  in = strongInputs();
+  in[1].header.program = "other";
+  EXPECT_NE(errorOf(in, 32).find("not the same program"), std::string::npos);
+  in = strongInputs();
+  in.pop_back();
+  EXPECT_NE(errorOf(in, 32).find("need traces at 4 different rank counts"), std::string::npos);
+  in = strongInputs();
+  in[3] = strongTrace(4);
+  EXPECT_NE(errorOf(in, 32).find("same rank count"), std::string::npos);
+}
+
+TEST(Extrap, RefusesTargetsWhereTheModelIsNotExact) {
+  // 960/nranks is not an integer at 7 ranks.
+  EXPECT_NE(errorOf(strongInputs(), 7).find("not an integer at 7 ranks"), std::string::npos);
+}
+
+// IOR-style N-to-1 segmented writes (weak scaling): exact at any rank count.
+Trace weakTrace(int64_t n) {
+  Trace t = strongTrace(n);
+  Event &w = t.body[1].loop().body[0].event();
+  w.param("offset")->value = ElasticValue(Value(Expr(240) * Expr::rank() + Expr(240 * n) * Expr::loopIndex(0)), RankList::all(n));
+  w.param("count")->value = ElasticValue(Value(Expr(240)), RankList::all(n));
+  t.body[4].loop().iterations = ElasticValue(Value(Expr(5)), RankList::all(n));
+  return t;
+}
+
+TEST(Extrap, OutputSizeIndependentOfTheTarget) {
+  std::vector<Trace> in = {weakTrace(4), weakTrace(8), weakTrace(12), weakTrace(16)};
+  std::string small = writeTraceString(run(in, 64));
+  std::string huge = writeTraceString(run(in, 1048576));
+  EXPECT_NE(small.find("240*nranks*i0"), std::string::npos) << small;
+  EXPECT_LE(huge.size(), small.size() + 64) << "only digits may grow";
+}
+
+TEST(Extrap, UserModels) {
+  // Values that grow with N squared fit no built-in model until one is added.
+  auto trace = [](int64_t n) {
+    Trace t = strongTrace(n);
+    t.body[0].event().param("amode")->value = ElasticValue(Value(Expr(n * n)), RankList::all(n));
+    return t;
+  };
+  EXPECT_NE(errorOf({trace(4), trace(8), trace(12), trace(16)}, 32).find("parameter 'amode'"), std::string::npos);
+  sio::extrap::registerModel({"k*N^2", {Expr::nranks() * Expr::nranks()}});
+  Trace x = run({trace(4), trace(8), trace(12), trace(16)}, 32);
+  EXPECT_TRUE(diffTraces(x, trace(32)).empty());
+}
+
+TEST(Extrap, TimingIsFittedApproximately) {
+  auto trace = [](int64_t n) {
+    Trace t = strongTrace(n);
+    TimingStats s;
+    s.add(uint64_t(1000000 / n + 500)); // inverse + constant
+    t.body[1].loop().body[0].event().duration = s;
+    return t;
+  };
+  Trace x = run({trace(4), trace(8), trace(12), trace(16)}, 32);
+  double mean = x.body[1].loop().body[0].event().duration.mean();
+  EXPECT_NEAR(mean, 1000000.0 / 32 + 500, 50);
+  EXPECT_NE(x.header.metadata["timing_fit"].find("timing fits"), std::string::npos);
+}
