@@ -147,7 +147,72 @@ private:
   }
 
   // A formula: each coefficient of its polynomial is fitted as a function of N.
-  Expr fitExpr(const std::string &where, const std::string &what, const std::vector<const Expr *> &values) const {
+  Expr fitExpr(const std::string &where, const std::string &what, const std::vector<const Expr *> &values,
+               const std::vector<const RankList *> *ranks = nullptr) const {
+    try {
+      return fitExprAt(ns_, where, what, values);
+    } catch (const ExtrapError &) {
+      if (auto e = fitOnLargerInputs(values, ranks))
+        return *e;
+      throw;
+    }
+  }
+
+  // At a small rank count two models can coincide (100*(rank % 4) is 100*rank
+  // on 4 ranks), and the trace holds the simpler one. Fit on the inputs whose
+  // formula has the shape of the largest input's, then accept the model only
+  // if it reproduces every other input's values exactly, rank by rank.
+  std::optional<Expr> fitOnLargerInputs(const std::vector<const Expr *> &values,
+                                        const std::vector<const RankList *> *ranks) const {
+    auto shape = [](const Expr &e) {
+      std::set<Monomial> m;
+      for (const auto &[mono, c] : e.terms())
+        m.insert(mono);
+      return m;
+    };
+    const auto refShape = shape(*values.back());
+    std::vector<size_t> same, other;
+    for (size_t k = 0; k < values.size(); ++k)
+      (shape(*values[k]) == refShape ? same : other).push_back(k);
+    if (other.empty() || same.size() < 3)
+      return std::nullopt;
+    std::vector<int64_t> ns;
+    std::vector<const Expr *> subset;
+    for (size_t k : same) {
+      ns.push_back(ns_[k]);
+      subset.push_back(values[k]);
+    }
+    Expr model;
+    try {
+      model = fitExprAt(ns, "", "", subset);
+    } catch (const ExtrapError &) {
+      return std::nullopt;
+    }
+    const uint32_t depth = std::min<uint32_t>(3, std::max(model.loopDepthUsed(), values.front()->loopDepthUsed()));
+    for (size_t k : other) {
+      std::vector<int64_t> rankSet;
+      if (ranks && (*ranks)[k]->size() <= 4096)
+        rankSet = (*ranks)[k]->ranks();
+      else
+        for (int64_t r = 0; r < std::min<int64_t>(ns_[k], 4096); ++r)
+          rankSet.push_back(r);
+      std::vector<int64_t> idx(depth, 0);
+      for (;;) {
+        for (int64_t r : rankSet)
+          if (model.evaluate({r, ns_[k], idx}) != values[k]->evaluate({r, ns_[k], idx}))
+            return std::nullopt;
+        size_t d = 0;
+        while (d < idx.size() && ++idx[d] == 3)
+          idx[d++] = 0;
+        if (d == idx.size())
+          break;
+      }
+    }
+    return model;
+  }
+
+  Expr fitExprAt(const std::vector<int64_t> &ns, const std::string &where, const std::string &what,
+                 const std::vector<const Expr *> &values) const {
     std::map<Monomial, std::vector<Rational>> coefficients;
     for (size_t k = 0; k < values.size(); ++k)
       for (const auto &[m, c] : values[k]->terms()) {
@@ -162,9 +227,15 @@ private:
     for (auto &[m, v] : coefficients) {
       v.resize(values.size());
       std::vector<std::string> tried;
-      auto c = fitScaling(ns_, v, &tried);
+      auto c = fitScaling(ns, v, &tried);
       if (!c) {
         std::string term = m.empty() ? "the constant term" : "the coefficient of " + monomialExpr(m).str();
+        if (ns.size() != ns_.size()) { // a subset of the inputs: label them here
+          std::string msg = "cannot extrapolate " + what + " (" + term + ") of " + where + "\n  values per input:";
+          for (size_t k = 0; k < ns.size(); ++k)
+            msg += (k ? ", N=" : " N=") + std::to_string(ns[k]) + ": " + shown[k];
+          throw ExtrapError(msg);
+        }
         refuse(where, what + " (" + term + ")", shown, tried);
       }
       result = result + *c * monomialExpr(m);
@@ -172,7 +243,8 @@ private:
     return result;
   }
 
-  Value fitValue(const std::string &where, const std::string &what, const std::vector<const Value *> &values) const {
+  Value fitValue(const std::string &where, const std::string &what, const std::vector<const Value *> &values,
+                 const std::vector<const RankList *> *ranks = nullptr) const {
     std::vector<std::string> shown;
     for (const Value *v : values)
       shown.push_back(valueStr(*v));
@@ -188,7 +260,7 @@ private:
         refuse(where, what, shown, {"identical strings"});
       exprs.push_back(&std::get<Expr>(*v));
     }
-    return fitExpr(where, what, exprs);
+    return fitExpr(where, what, exprs, ranks);
   }
 
   // ------------------------------------------------------------ rank lists
@@ -282,7 +354,7 @@ private:
         ranks.push_back(&v->entries()[i].ranks);
         vals.push_back(&v->entries()[i].value);
       }
-      out.entries().push_back({fitRanks(where, what, ranks), fitValue(where, what, vals)});
+      out.entries().push_back({fitRanks(where, what, ranks), fitValue(where, what, vals, &ranks)});
       checkAtTarget(where, what, out.entries().back());
     }
     return out;
@@ -419,36 +491,63 @@ private:
     }
   }
 
+  static bool sameShape(const FileEntry &a, const FileEntry &b) {
+    if (a.id != b.id || a.name.size() != b.name.size())
+      return false;
+    for (size_t p = 0; p < a.name.size(); ++p)
+      if (a.name[p].text != b.name[p].text || a.name[p].field.has_value() != b.name[p].field.has_value() ||
+          a.name[p].width != b.name[p].width)
+        return false;
+    return true;
+  }
+
   std::vector<FileEntry> fitFiles() const {
     std::vector<std::string> counts;
     for (const Trace *t : in_)
       counts.push_back(std::to_string(t->files.size()) + " files");
+    for (const Trace *t : in_)
+      if (t->files.size() != in_.back()->files.size())
+        differ("the file table", "different numbers of files", counts);
     std::vector<FileEntry> out;
     for (size_t f = 0; f < in_.back()->files.size(); ++f) {
-      for (const Trace *t : in_)
-        if (t->files.size() != in_.back()->files.size())
-          differ("the file table", "different numbers of files", counts);
       const FileEntry &ref = in_.back()->files[f];
       std::string where = "file f" + std::to_string(ref.id) + " \"" + ref.formatStr() + "\"";
       std::vector<std::string> shown;
       for (const Trace *t : in_)
         shown.push_back(t->files[f].formatStr());
+      // A small run can make a rank field constant (out_<rank/4> is out_0000
+      // on 4 ranks): fit on the inputs that show the field, then check that
+      // the format reproduces the literal names of the others.
+      std::vector<size_t> fitted, literal;
+      for (size_t k = 0; k < in_.size(); ++k) {
+        const FileEntry &e = in_[k]->files[f];
+        if (sameShape(e, ref))
+          fitted.push_back(k);
+        else if (e.id == ref.id && e.name.size() == 1 && !e.name[0].field)
+          literal.push_back(k);
+        else
+          refuse(where, "the file name", shown, {"same name format at every rank count"});
+      }
+      std::vector<int64_t> ns;
+      for (size_t k : fitted)
+        ns.push_back(ns_[k]);
       FileEntry entry;
       entry.id = ref.id;
       for (size_t p = 0; p < ref.name.size(); ++p) {
-        std::vector<const Expr *> fields;
-        for (const Trace *t : in_) {
-          const FileEntry &e = t->files[f];
-          if (e.id != ref.id || e.name.size() != ref.name.size() || e.name[p].text != ref.name[p].text ||
-              e.name[p].field.has_value() != ref.name[p].field.has_value() || e.name[p].width != ref.name[p].width)
-            refuse(where, "the file name", shown, {"same name format at every rank count"});
-          if (e.name[p].field)
-            fields.push_back(&*e.name[p].field);
-        }
         FileNamePart part = ref.name[p];
-        if (part.field)
-          part.field = fitExpr(where, "the file name field", fields);
+        if (part.field) {
+          std::vector<const Expr *> fields;
+          for (size_t k : fitted)
+            fields.push_back(&*in_[k]->files[f].name[p].field);
+          part.field = fitExprAt(ns, where, "the file name field", fields);
+        }
         entry.name.push_back(std::move(part));
+      }
+      for (size_t k : literal) {
+        const std::string &name = in_[k]->files[f].name[0].text;
+        for (int64_t r = 0; r < std::min<int64_t>(ns_[k], 4096); ++r)
+          if (entry.nameFor(r, ns_[k]) != name)
+            refuse(where, "the file name", shown, {"one name format at every rank count"});
       }
       out.push_back(std::move(entry));
     }

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -21,7 +22,7 @@ using sio::trace::ObjectEntry;
 struct MpiTables {
   std::mutex mu;
   std::unordered_map<const void *, int64_t> fh;
-  int64_t nextFh = 0;
+  std::set<int64_t> fhInUse; // codes of open file handles
   std::unordered_map<int64_t, int64_t> req;
   int64_t nextReq = 0;
   std::unordered_map<int64_t, int64_t> comm;
@@ -243,14 +244,23 @@ int64_t fhOpen(const void *fh) {
   Blocked blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
-  return t.fh[fh] = t.nextFh++;
+  // The lowest free code, as for descriptors (see newFdCode).
+  int64_t code = 0;
+  while (t.fhInUse.count(code))
+    ++code;
+  t.fhInUse.insert(code);
+  return t.fh[fh] = code;
 }
 
 void fhClose(const void *fh) {
   Blocked blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
-  t.fh.erase(fh);
+  auto it = t.fh.find(fh);
+  if (it != t.fh.end()) {
+    t.fhInUse.erase(it->second);
+    t.fh.erase(it);
+  }
 }
 
 int64_t requestCode(int64_t req) {

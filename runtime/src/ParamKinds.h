@@ -97,7 +97,10 @@ struct Fd : Ign {
 };
 
 struct FdClose : Fd {
-  static void post(Call &c, const char *, int fd) { g_fdCode[fd].store(0, std::memory_order_relaxed); }
+  static void post(Call &c, const char *, int fd) {
+    if (int32_t code = g_fdCode[fd].exchange(0, std::memory_order_relaxed))
+      releaseFdCode(code - 1);
+  }
 };
 
 struct Stream : Ign {
@@ -117,7 +120,10 @@ struct Stream : Ign {
 };
 
 struct StreamClose : Stream {
-  static void post(Call &c, const char *, FILE *) { g_streamCode[c.fd].store(0, std::memory_order_relaxed); }
+  static void post(Call &c, const char *, FILE *) {
+    if (int32_t code = g_streamCode[c.fd].exchange(0, std::memory_order_relaxed))
+      releaseStreamCode(code - 1);
+  }
 };
 
 /// A file name: its id in the rank's file table. Excluded paths veto.

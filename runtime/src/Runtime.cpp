@@ -53,7 +53,6 @@ std::atomic<int32_t> g_streamCode[kMaxFd];
 
 namespace {
 
-std::atomic<int32_t> g_nextFd{0}, g_nextStream{0};
 
 struct RegisteredTables {
   const SioSiteDesc *sb, *se;
@@ -556,8 +555,43 @@ void drainBuffer(ThreadBuffer *b) {
     drainLocked(s, b);
 }
 
-int32_t newFdCode() { return g_nextFd.fetch_add(1, std::memory_order_relaxed); }
-int32_t newStreamCode() { return g_nextStream.fetch_add(1, std::memory_order_relaxed); }
+namespace {
+
+/// Lowest-free small integers without locks or allocation (opens and closes
+/// may come from any thread, and from signal-interrupted code): a bitmap of
+/// the first 4096 codes; beyond it, codes are handed out in sequence.
+class CodePool {
+public:
+  int32_t acquire() {
+    for (size_t w = 0; w < kWords; ++w) {
+      uint64_t v = words_[w].load(std::memory_order_relaxed);
+      while (v != ~uint64_t(0)) {
+        uint64_t bit = ~v & (v + 1); // lowest clear bit
+        if (words_[w].compare_exchange_weak(v, v | bit, std::memory_order_acq_rel))
+          return int32_t(w * 64 + __builtin_ctzll(bit));
+      }
+    }
+    return overflow_.fetch_add(1, std::memory_order_relaxed);
+  }
+  void release(int32_t code) {
+    if (code >= 0 && size_t(code) < kWords * 64)
+      words_[code / 64].fetch_and(~(uint64_t(1) << (code % 64)), std::memory_order_acq_rel);
+  }
+
+private:
+  static constexpr size_t kWords = 64;
+  std::atomic<uint64_t> words_[kWords] = {};
+  std::atomic<int32_t> overflow_{int32_t(kWords * 64)};
+};
+
+CodePool g_fdCodes, g_streamCodes;
+
+} // namespace
+
+int32_t newFdCode() { return g_fdCodes.acquire(); }
+int32_t newStreamCode() { return g_streamCodes.acquire(); }
+void releaseFdCode(int32_t code) { g_fdCodes.release(code); }
+void releaseStreamCode(int32_t code) { g_streamCodes.release(code); }
 
 bool pathExcluded(const char *path) {
   for (const std::string &p : S().settings.excludePaths)

@@ -148,8 +148,14 @@ extern std::atomic<int32_t> g_fdCode[kMaxFd];
 /// fd -> 1 + stream code for FILE*s whose fopen was recorded.
 extern std::atomic<int32_t> g_streamCode[kMaxFd];
 
+/// Descriptor and stream codes are the lowest free ones, as POSIX allocates
+/// descriptors: a rank that opened and closed one more file than its peers
+/// (MPICH's rank 0 does inside MPI_File_open) keeps the same codes for the
+/// files that follow, so SPMD ranks merge into uniform parameters.
 int32_t newFdCode();
 int32_t newStreamCode();
+void releaseFdCode(int32_t code);
+void releaseStreamCode(int32_t code);
 /// Path filter (SIO_EXCLUDE_PATHS); only called on opens.
 bool pathExcluded(const char *path);
 int64_t fileId(const char *path);   ///< the rank's file table

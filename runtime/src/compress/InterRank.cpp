@@ -3,6 +3,7 @@
 #include "ExprUtil.h"
 #include "Structure.h"
 
+#include "sio/trace/Fit.h"
 #include "sio/trace/Json.h"
 
 #include <algorithm>
@@ -315,6 +316,35 @@ std::optional<Expr> fitRankModel(const std::vector<RankPoint> &points, int64_t n
   }
 }
 
+/// Periodic and grouped values with a constant period k (a 2-d rank grid,
+/// groups of k ranks sharing an aggregator): b + a*(rank % k) + c*floor(rank/k),
+/// the smallest k that fits exactly. Bounded so a huge run stays cheap.
+std::optional<Expr> fitRankGrid(const std::vector<RankPoint> &points, int64_t nranks) {
+  constexpr int64_t kMaxPeriod = 64;
+  constexpr size_t kMaxPoints = 1 << 16;
+  if (points.size() < 3 || points.size() > kMaxPoints)
+    return std::nullopt;
+  for (int64_t k = 2; k <= std::min<int64_t>(kMaxPeriod, nranks - 1); ++k) {
+    std::vector<std::vector<Rational>> rows;
+    std::vector<Rational> values;
+    for (const RankPoint &p : points) {
+      rows.push_back({Rational(1), Rational(p.rank % k), Rational(p.rank / k)});
+      values.push_back(p.value);
+    }
+    auto s = sio::trace::solveExact(std::move(rows), std::move(values));
+    if (!s)
+      continue;
+    try {
+      Expr within = Expr::mod(Expr::rank(), Expr(k));
+      Expr group = (Expr::rank() - within) / Expr(k);
+      return Expr(s->x[0]) + Expr(s->x[1]) * within + Expr(s->x[2]) * group;
+    } catch (const std::exception &) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
 /// Replaces rank-varying entries by one model when every polynomial
 /// coefficient fits a rank model; otherwise leaves the entries.
 void fitAcrossRanks(ElasticValue &value, int64_t nranks) {
@@ -341,6 +371,8 @@ void fitAcrossRanks(ElasticValue &value, int64_t nranks) {
       points.push_back({r, it == e.terms().end() ? Rational(0) : it->second});
     }
     auto coefficient = fitRankModel(points, nranks);
+    if (!coefficient)
+      coefficient = fitRankGrid(points, nranks);
     if (!coefficient)
       return;
     model = model + *coefficient * monomialExpr(m);

@@ -198,6 +198,22 @@ TEST(InterRank, RotatedRankModelIsFitted) {
             Expr::mod(Expr::rank() + Expr(1), Expr::nranks()) * Expr(64));
 }
 
+TEST(InterRank, ConstantPeriodAndGroupModelsAreFitted) {
+  // N-to-N/n: rank r writes slot r % 4 of its group's file; a 2-d grid mixes
+  // the position in the group with the group index.
+  auto slot = [](Recorder &rec, int64_t r, int64_t) { rec.write(100 * (r % 4)); };
+  auto grid = [](Recorder &rec, int64_t r, int64_t) { rec.write(8 * (r % 4) + 1000 * (r / 4) + 5); };
+  std::vector<RankRun> slots, grids;
+  for (int64_t r = 0; r < 16; ++r) {
+    slots.push_back(runRank(r, 16, slot));
+    grids.push_back(runRank(r, 16, grid));
+  }
+  Expr within = Expr::mod(Expr::rank(), Expr(4));
+  Expr group = (Expr::rank() - within) / Expr(4);
+  EXPECT_EQ(std::get<Expr>(value(mergeAll(slots).body.at(0), "offset")), Expr(100) * within);
+  EXPECT_EQ(std::get<Expr>(value(mergeAll(grids).body.at(0), "offset")), Expr(8) * within + Expr(1000) * group + Expr(5));
+}
+
 TEST(InterRank, UnfittableValuesStayAsRankEntries) {
   auto program = [](Recorder &rec, int64_t r, int64_t) { rec.write(r * r * 8); };
   std::vector<RankRun> runs;

@@ -1,0 +1,54 @@
+"""The paper's check C1 for one program: trace it at the input rank counts,
+extrapolate to each target, trace it for real at the target, and compare the
+two traces structurally (timing ignored) with sio-trace diff.
+
+usage: c1.py --exe PROGRAM --bin BUILD_BIN --mpiexec MPIEXEC --work DIR
+             --inputs 4,8,12,16 --targets 20,24,32
+Prints one line per target, "C1 <N>: equal" or the differences, and exits 1
+if any target differs or a step fails."""
+import argparse
+import os
+import subprocess
+import sys
+
+p = argparse.ArgumentParser()
+p.add_argument("--exe", required=True)
+p.add_argument("--bin", required=True)
+p.add_argument("--mpiexec", required=True)
+p.add_argument("--work", required=True)
+p.add_argument("--inputs", default="4,8,12,16")
+p.add_argument("--targets", default="32")
+args = p.parse_args()
+
+os.makedirs(args.work, exist_ok=True)
+
+
+def trace_at(n):
+    path = os.path.join(args.work, f"trace.{n}.json")
+    rundir = os.path.join(args.work, f"run{n}")
+    os.makedirs(rundir, exist_ok=True)
+    env = dict(os.environ, SIO_TRACE_FILE=path)
+    subprocess.run([args.mpiexec, "-n", str(n), args.exe], cwd=rundir, env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+    return path
+
+
+inputs = [trace_at(int(n)) for n in args.inputs.split(",")]
+failed = False
+for target in args.targets.split(","):
+    out = os.path.join(args.work, f"extrap.{target}.json")
+    x = subprocess.run([os.path.join(args.bin, "sio-extrap"), *inputs, "--ranks", target, "-o", out],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if x.returncode != 0:
+        print(f"C1 {target}: sio-extrap failed:\n{x.stdout}")
+        failed = True
+        continue
+    real = trace_at(int(target))
+    d = subprocess.run([os.path.join(args.bin, "sio-trace"), "diff", out, real],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if d.returncode == 0:
+        print(f"C1 {target}: equal")
+    else:
+        print(f"C1 {target}: differs\n{d.stdout}")
+        failed = True
+sys.exit(1 if failed else 0)
