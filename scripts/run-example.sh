@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job, end to end, on the bundled example (examples/strong.cpp):
 # installs missing Debian packages, builds sio, compiles the example with the
-# sio compiler wrapper (plugin + runtime), runs it at 4 ranks and prints the
-# trace summary and the trace itself.
+# sio compiler wrapper (plugin + runtime), traces it at 4, 8, 12 and 16 ranks,
+# extrapolates the traces to 32 ranks, emits the replay program, compiles and
+# runs it at 32 ranks, and shows that the replay's trace matches.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=deps.sh
@@ -16,15 +17,27 @@ sio_configure_and_build
 work="$build/example"
 mkdir -p "$work"
 cd "$work"
-echo "== compiling examples/strong.cpp with sio-cxx =="
-"$build/bin/sio-cxx" -O2 "$src/examples/strong.cpp" -o strong
-for n in 4; do
-  echo "== running at $n ranks =="
+bin="$build/bin"
+echo "== 1. compile examples/strong.cpp with sio-cxx (clang 19 + siotrace.so + libsiotrace-rt) =="
+"$bin/sio-cxx" -O2 "$src/examples/strong.cpp" -o strong
+for n in 4 8 12 16; do
+  echo "== 2. trace at $n ranks =="
   rm -f strong.dat
   SIO_TRACE_FILE="strong.$n.sio.json" mpiexec.mpich -n "$n" ./strong strong.dat
 done
 echo "== sio-trace stats strong.4.sio.json =="
-"$build/bin/sio-trace" stats strong.4.sio.json
+"$bin/sio-trace" stats strong.4.sio.json
 echo "== sio-trace dump strong.4.sio.json =="
-"$build/bin/sio-trace" dump strong.4.sio.json
-echo "sio: example finished; trace in $work/strong.4.sio.json"
+"$bin/sio-trace" dump strong.4.sio.json
+echo "== 3. extrapolate to 32 ranks and emit the replay program =="
+"$bin/sio-extrap" strong.4.sio.json strong.8.sio.json strong.12.sio.json strong.16.sio.json \
+  --ranks 32 -o strong.x32.sio.json --emit-replay replay.cpp
+"$bin/sio-trace" dump strong.x32.sio.json
+echo "== 4. compile the replay (traced, so its I/O can be compared) and run it at 32 ranks =="
+"$bin/sio-cxx" -O2 replay.cpp -o replay
+rm -f strong.dat
+SIO_TRACE_FILE=replay.32.sio.json mpiexec.mpich -n 32 ./replay --fast-forward
+echo "== 5. the replay's trace against the extrapolated one =="
+"$bin/sio-trace" diff --ignore-sites strong.x32.sio.json replay.32.sio.json
+echo "sio: the replay at 32 ranks performed exactly the extrapolated I/O"
+echo "sio: example finished; traces, replay.cpp and the replay in $work"
