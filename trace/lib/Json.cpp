@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -102,14 +103,20 @@ OJson statsJson(const TimingStats &s) {
   o["count"] = s.count();
   o["min_ns"] = s.min();
   o["max_ns"] = s.max();
-  o["mean_ns"] = s.mean();
-  o["var_ns2"] = s.variance();
+  // Derived, for people (the reader recomputes them): whole nanoseconds, so
+  // that noise in the last digits does not make traces of equal runs differ
+  // in size.
+  o["mean_ns"] = std::llround(s.mean());
+  o["var_ns2"] = std::llround(s.variance());
   o["sum_ns"] = s.sum();
   o["sumsq_ns2"] = s.sumOfSquares();
-  OJson hist = OJson::array();
+  // One line "bin:count ..." rather than an array: pretty-printed arrays take
+  // a line per element, and the trace's size must not grow with the spread
+  // of its timings.
+  std::string hist;
   for (int b = 0; b < TimingStats::kBins; ++b)
     if (uint64_t n = s.histogram()[size_t(b)])
-      hist.push_back(OJson::array({b, n}));
+      hist += (hist.empty() ? "" : " ") + std::to_string(b) + ":" + std::to_string(n);
   o["hist"] = std::move(hist);
   return o;
 }
@@ -670,17 +677,44 @@ TimingStats Reader::getStats(const OJson &j, const std::string &path) const {
   std::array<uint64_t, TimingStats::kBins> bins{};
   const std::string hp = at(path, "hist");
   const OJson &hist = require(j, path, "hist");
-  expectArray(hist, hp);
-  for (size_t i = 0; i < hist.size(); ++i) {
-    const std::string ip = at(hp, i);
-    const OJson &pair = hist[i];
-    if (!pair.is_array() || pair.size() != 2)
-      fail(ip, "expected a [bin, count] pair, found " + describe(pair));
-    int64_t bin = getInt(pair[0], at(ip, 0), 0, TimingStats::kBins - 1);
-    uint64_t n = getUnsigned(pair[1], at(ip, 1));
+  auto setBin = [&](int64_t bin, uint64_t n, const std::string &where) {
     if (bins[size_t(bin)])
-      fail(at(ip, 0), "histogram bin " + std::to_string(bin) + " appears twice");
+      fail(where, "histogram bin " + std::to_string(bin) + " appears twice");
     bins[size_t(bin)] = n;
+  };
+  if (hist.is_string()) { // the written form: "bin:count bin:count ..."
+    const std::string &text = hist.get_ref<const std::string &>();
+    size_t pos = 0;
+    while (pos < text.size()) {
+      size_t end = text.find(' ', pos);
+      if (end == std::string::npos)
+        end = text.size();
+      std::string item = text.substr(pos, end - pos);
+      size_t colon = item.find(':');
+      uint64_t bin = 0, n = 0;
+      auto digits = [](const std::string &d, uint64_t &v) {
+        if (d.empty() || d.size() > 19 || d.find_first_not_of("0123456789") != std::string::npos)
+          return false;
+        v = std::stoull(d);
+        return true;
+      };
+      if (colon == std::string::npos || !digits(item.substr(0, colon), bin) || !digits(item.substr(colon + 1), n) ||
+          bin >= uint64_t(TimingStats::kBins))
+        fail(hp, "expected \"bin:count\" items with bins 0.." + std::to_string(TimingStats::kBins - 1) +
+                     ", found \"" + item + "\"");
+      setBin(int64_t(bin), n, hp);
+      pos = end + 1;
+    }
+  } else { // also accepted: [[bin, count], ...]
+    expectArray(hist, hp);
+    for (size_t i = 0; i < hist.size(); ++i) {
+      const std::string ip = at(hp, i);
+      const OJson &pair = hist[i];
+      if (!pair.is_array() || pair.size() != 2)
+        fail(ip, "expected a [bin, count] pair, found " + describe(pair));
+      int64_t bin = getInt(pair[0], at(ip, 0), 0, TimingStats::kBins - 1);
+      setBin(bin, getUnsigned(pair[1], at(ip, 1)), at(ip, 0));
+    }
   }
   TimingStats stats;
   if (!stats.assign(count, mn, mx, sum, sumSq, bins))

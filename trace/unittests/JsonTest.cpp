@@ -145,7 +145,7 @@ TEST(Json, WritesTheDocumentedShape) {
   EXPECT_EQ(compute["count"], 4);
   EXPECT_EQ(compute["min_ns"], 90);
   EXPECT_EQ(compute["max_ns"], 4000);
-  EXPECT_EQ(compute["hist"], OJson::parse("[[7,3],[12,1]]"));
+  EXPECT_EQ(compute["hist"], "7:3 12:1") << "one line, whatever the number of bins";
   EXPECT_FALSE(doc["body"][0].contains("compute"));
 }
 
@@ -263,11 +263,15 @@ TEST(Json, RejectsWrongTypes) {
       {[](OJson &d) { d["files"][1]["id"] = 0; }, "/files/1/id"},
       {[](OJson &d) { d["datatypes"][2]["fields"]["count"] = 2; }, "/datatypes/2/fields/count"},
       {[](OJson &d) { d["infos"][1]["strings"]["cb_nodes"] = 2; }, "/infos/1/strings/cb_nodes"},
-      {[](OJson &d) { d["body"][1]["body"][0]["compute"]["hist"][0][0] = 48; },
+      {[](OJson &d) { d["body"][1]["body"][0]["compute"]["hist"] = OJson::parse("[[48,3],[12,1]]"); },
        "/body/1/body/0/compute/hist/0/0"},
+      {[](OJson &d) { d["body"][1]["body"][0]["compute"]["hist"] = "48:3 12:1"; }, "/body/1/body/0/compute/hist"},
+      {[](OJson &d) { d["body"][1]["body"][0]["compute"]["hist"] = "7:3 12"; }, "/body/1/body/0/compute/hist"},
+      {[](OJson &d) { d["body"][1]["body"][0]["compute"]["hist"] = "7:3 7:1"; }, "/body/1/body/0/compute/hist"},
       {[](OJson &d) { d["body"][1]["body"][0]["compute"]["count"] = 5; }, "/body/1/body/0/compute"},
       {[](OJson &d) { d["body"][1]["body"][0]["compute"].erase("min_ns"); }, "/body/1/body/0/compute/min_ns"},
-      {[](OJson &d) { d["body"][1]["body"][0]["compute"]["hist"][0] = 7; }, "/body/1/body/0/compute/hist/0"},
+      {[](OJson &d) { d["body"][1]["body"][0]["compute"]["hist"] = OJson::parse("[7,[12,1]]"); },
+       "/body/1/body/0/compute/hist/0"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     OJson doc = richJson();
@@ -411,4 +415,12 @@ TEST(Json, MissingFileNamesThePath) {
     EXPECT_EQ(e.file(), "/nonexistent/trace.json");
     EXPECT_EQ(std::string(e.what()).rfind("/nonexistent/trace.json: cannot open", 0), 0u) << e.what();
   }
+}
+
+TEST(Json, ReadsTheArrayFormOfHistogramsToo) {
+  OJson doc = OJson::parse(writeTraceString(richTrace()));
+  OJson &compute = doc["body"][1]["body"][0]["compute"];
+  compute["hist"] = OJson::parse("[[7,3],[12,1]]");
+  Trace t = readTraceString(doc.dump());
+  EXPECT_TRUE(t == richTrace());
 }
