@@ -3,9 +3,12 @@ extrapolate to each target, trace it for real at the target, and compare the
 two traces structurally (timing ignored) with sio-trace diff.
 
 usage: c1.py --exe PROGRAM --bin BUILD_BIN --mpiexec MPIEXEC --work DIR
-             --inputs 4,8,12,16 --targets 20,24,32
+             --inputs 4,8,12,16 --targets 20,24,32 [--replay]
 Prints one line per target, "C1 <N>: equal" or the differences, and exits 1
-if any target differs or a step fails."""
+if any target differs or a step fails. With --replay, the extrapolated trace
+of the last target is also turned into a replay program (sio-extrap
+--emit-replay), compiled with sio-cxx and run at that size, and its trace is
+compared with the extrapolated one ("replay <N>: equal")."""
 import argparse
 import os
 import subprocess
@@ -18,6 +21,7 @@ p.add_argument("--mpiexec", required=True)
 p.add_argument("--work", required=True)
 p.add_argument("--inputs", default="4,8,12,16")
 p.add_argument("--targets", default="32")
+p.add_argument("--replay", action="store_true")
 args = p.parse_args()
 
 os.makedirs(args.work, exist_ok=True)
@@ -51,4 +55,21 @@ for target in args.targets.split(","):
     else:
         print(f"C1 {target}: differs\n{d.stdout}")
         failed = True
+if args.replay and not failed:
+    target = args.targets.split(",")[-1]
+    cpp = os.path.join(args.work, "replay.cpp")
+    exe = os.path.join(args.work, "replay")
+    subprocess.run([os.path.join(args.bin, "sio-extrap"), *inputs, "--ranks", target, "--emit-replay", cpp],
+                   check=True)
+    subprocess.run([os.path.join(args.bin, "sio-cxx"), "-O1", cpp, "-o", exe], check=True)
+    rundir = os.path.join(args.work, "replay-run")
+    os.makedirs(rundir, exist_ok=True)
+    traced = os.path.join(args.work, f"replay.{target}.json")
+    subprocess.run([args.mpiexec, "-n", target, exe, "--fast-forward"], cwd=rundir, check=True,
+                   env=dict(os.environ, SIO_TRACE_FILE=traced), stdout=subprocess.DEVNULL)
+    d = subprocess.run([os.path.join(args.bin, "sio-trace"), "diff", "--ignore-sites",
+                        os.path.join(args.work, f"extrap.{target}.json"), traced],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print(f"replay {target}: " + ("equal" if d.returncode == 0 else "differs\n" + d.stdout))
+    failed = d.returncode != 0
 sys.exit(1 if failed else 0)
