@@ -120,32 +120,6 @@ private:
     return atTarget(fitScalar(where, what, r, shown), where, what);
   }
 
-  static Expr atomExpr(const Atom &a) {
-    switch (a.kind) {
-    case Atom::Kind::Rank:
-      return Expr::rank();
-    case Atom::Kind::NRanks:
-      return Expr::nranks();
-    case Atom::Kind::Loop:
-      return Expr::loopIndex(a.loopDepth);
-    case Atom::Kind::Mod:
-      return Expr::mod(*a.lhs, *a.rhs);
-    case Atom::Kind::Table:
-      return Expr::table(*a.table, *a.rhs);
-    }
-    return Expr();
-  }
-
-  static Expr monomialExpr(const Monomial &m) {
-    Expr e(1);
-    for (const auto &[atom, exp] : m) {
-      Expr base = atomExpr(atom);
-      for (int32_t k = 0; k < (exp < 0 ? -exp : exp); ++k)
-        e = exp < 0 ? e / base : e * base;
-    }
-    return e;
-  }
-
   // A formula: each coefficient of its polynomial is fitted as a function of N.
   Expr fitExpr(const std::string &where, const std::string &what, const std::vector<const Expr *> &values,
                const std::vector<const RankList *> *ranks = nullptr) const {
@@ -229,7 +203,7 @@ private:
       std::vector<std::string> tried;
       auto c = fitScaling(ns, v, &tried);
       if (!c) {
-        std::string term = m.empty() ? "the constant term" : "the coefficient of " + monomialExpr(m).str();
+        std::string term = m.empty() ? "the constant term" : "the coefficient of " + Expr::ofMonomial(m).str();
         if (ns.size() != ns_.size()) { // a subset of the inputs: label them here
           std::string msg = "cannot extrapolate " + what + " (" + term + ") of " + where + "\n  values per input:";
           for (size_t k = 0; k < ns.size(); ++k)
@@ -238,7 +212,7 @@ private:
         }
         refuse(where, what + " (" + term + ")", shown, tried);
       }
-      result = result + *c * monomialExpr(m);
+      result = result + *c * Expr::ofMonomial(m);
     }
     return result;
   }

@@ -85,6 +85,12 @@ Expr Expr::fromAtom(Atom atom) {
   return e;
 }
 
+Expr Expr::ofMonomial(const Monomial &monomial, const Rational &coefficient) {
+  Expr e;
+  e.addTerm(monomial, coefficient);
+  return e;
+}
+
 Expr Expr::rank() { return fromAtom(Atom::rank()); }
 Expr Expr::nranks() { return fromAtom(Atom::nranks()); }
 Expr Expr::loopIndex(uint32_t depth) { return fromAtom(Atom::loop(depth)); }

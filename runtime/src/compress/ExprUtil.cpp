@@ -2,21 +2,7 @@
 
 namespace sio::rt::detail {
 
-Expr atomExpr(const Atom &atom) {
-  switch (atom.kind) {
-  case Atom::Kind::Rank:
-    return Expr::rank();
-  case Atom::Kind::NRanks:
-    return Expr::nranks();
-  case Atom::Kind::Loop:
-    return Expr::loopIndex(atom.loopDepth);
-  case Atom::Kind::Mod:
-    return Expr::mod(*atom.lhs, *atom.rhs);
-  case Atom::Kind::Table:
-    return Expr::table(*atom.table, *atom.rhs);
-  }
-  return Expr();
-}
+Expr atomExpr(const Atom &atom) { return Expr::ofMonomial({{atom, 1}}); }
 
 namespace {
 
@@ -40,12 +26,7 @@ Expr rebuild(const Expr &e, const std::function<Expr(const Atom &)> &atomFor) {
 
 } // namespace
 
-Expr monomialExpr(const Monomial &m) {
-  Expr term(1);
-  for (const auto &[atom, exponent] : m)
-    term = term * power(atomExpr(atom), exponent);
-  return term;
-}
+Expr monomialExpr(const Monomial &m) { return Expr::ofMonomial(m); }
 
 Expr substituteAtoms(const Expr &e, const std::function<Expr(const Atom &)> &replace) {
   std::function<Expr(const Atom &)> atomFor = [&](const Atom &atom) -> Expr {

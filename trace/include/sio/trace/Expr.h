@@ -68,6 +68,10 @@ public:
   static Expr mod(const Expr &lhs, const Expr &rhs);
   /// `[values...][index]`: an explicit vector, for values that follow no model.
   static Expr table(std::vector<int64_t> values, const Expr &index);
+  /// One term, `coefficient * monomial`, for code that rebuilds formulas term
+  /// by term (fits per coefficient). `monomial` must be canonical, as the keys
+  /// of terms() are.
+  static Expr ofMonomial(const Monomial &monomial, const Rational &coefficient = Rational(1));
 
   /// Parses the text form written by str(). Throws std::invalid_argument with
   /// a message pointing at the offending character.
