@@ -126,10 +126,12 @@ for app in phases perrank; do
   "$mpicxx" -O2 "$app.cpp" -o "$app.plain"
   "$build/bin/sio-cxx" $plugin_flag -O2 "$app.cpp" -o "$app.traced"
   if [ $have_extrap = 1 ]; then
-    # Four smaller rank counts, extrapolated to the target.
+    # Four rank counts below the target (the target itself is never traced),
+    # extrapolated to it.
     inputs=()
-    for n in $((target / 4)) $((target / 2)) $((3 * target / 4)) $target; do
+    for n in $((target / 4)) $((3 * target / 8)) $((target / 2)) $((3 * target / 4)); do
       [ "$n" -ge 1 ] || continue
+      [[ " ${inputs[*]} " == *" $app.$n.json "* ]] && continue
       (rm -rf trace && mkdir trace && cd trace && SIO_TRACE_FILE="../$app.$n.json" "$mpiexec" -n "$n" "../$app.traced" > /dev/null)
       inputs+=("$app.$n.json")
     done

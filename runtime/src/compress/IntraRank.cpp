@@ -235,6 +235,9 @@ struct Folder {
   std::vector<ValueFitter> values;
   std::vector<uint64_t> bodyHashes;
   uint64_t iterations = 0;
+  /// Scratch of sampleIteration, kept to avoid two allocations per iteration.
+  std::vector<std::pair<Value *, DegenerateMask>> scratchValues;
+  std::vector<Event *> scratchEvents;
 };
 
 namespace {
@@ -285,8 +288,10 @@ bool accepts(Folder &folder, std::vector<Node> &iteration) {
 /// Adds one more iteration (same structure as the template) to a folder; the
 /// iteration's timing merges into the template's events.
 void sampleIteration(Folder &folder, std::vector<Node> &templ, std::vector<Node> &iteration) {
-  std::vector<std::pair<Value *, DegenerateMask>> values;
-  std::vector<Event *> events;
+  auto &values = folder.scratchValues;
+  auto &events = folder.scratchEvents;
+  values.clear();
+  events.clear();
   auto collectValue = [&](Value &v, uint32_t, DegenerateMask mask) { values.emplace_back(&v, mask); };
   auto collectEvent = [&](Event &e) { events.push_back(&e); };
   visitSlots(iteration, 0, 0, collectValue, collectEvent);
@@ -371,11 +376,15 @@ struct Sequence {
 
   /// Closes every open loop and hands the nodes over.
   std::vector<Node> take() {
-    for (size_t k = 0; k < nodes.size(); ++k)
-      materializeAt(k);
+    materializeAll();
     std::vector<Node> out = std::move(nodes);
     clear();
     return out;
+  }
+
+  void materializeAll() {
+    for (size_t k = 0; k < nodes.size(); ++k)
+      materializeAt(k);
   }
 
   void clear() {
@@ -534,15 +543,20 @@ struct CompressorState {
     Frame &f = frames[k];
     if (f.iteration.empty())
       return;
-    std::vector<uint64_t> hashes = f.iteration.hashes;
-    std::vector<Node> body = f.iteration.take();
-    if (f.run && std::equal(hashes.begin(), hashes.end(), f.runFolder->bodyHashes.begin(),
-                            f.runFolder->bodyHashes.end()) &&
-        sameStructure(std::span<const Node>(f.run->loop().body), std::span<const Node>(body)) &&
-        accepts(*f.runFolder, body)) {
-      sampleIteration(*f.runFolder, f.run->loop().body, body);
+    // The common case, an iteration like the previous ones, samples the
+    // iteration in place so that its vectors keep their capacity.
+    f.iteration.materializeAll();
+    std::vector<Node> &nodes = f.iteration.nodes;
+    if (f.run && std::equal(f.iteration.hashes.begin(), f.iteration.hashes.end(),
+                            f.runFolder->bodyHashes.begin(), f.runFolder->bodyHashes.end()) &&
+        sameStructure(std::span<const Node>(f.run->loop().body), std::span<const Node>(nodes)) &&
+        accepts(*f.runFolder, nodes)) {
+      sampleIteration(*f.runFolder, f.run->loop().body, nodes);
+      f.iteration.clear();
       return;
     }
+    std::vector<uint64_t> hashes = f.iteration.hashes;
+    std::vector<Node> body = f.iteration.take();
     flushRun(k);
     Frame &g = frames[k]; // flushRun does not reallocate frames, but be explicit
     g.runHash = loopHash(g.loopId, hashes);
