@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Compat.h" // first: version checks, STATISTIC switch
 
+#include "AstIoWalker.h"
 #include "AstLocations.h"
 #include "FrontendHooks.h"
 #include "SioTracePass.h"
@@ -24,7 +25,6 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendPluginRegistry.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -34,128 +34,19 @@ namespace {
 
 const sio::FrontendHooks *Hooks = nullptr;
 
-const llvm::StringSet<> &ioNames() {
-  static const llvm::StringSet<> Names = [] {
-    llvm::StringSet<> S;
-#define SIO_IO_CALL(NAME, LAYER, ...) S.insert(#NAME);
-#include "sio/IoCalls.def"
-    return S;
-  }();
-  return Names;
-}
-
-std::string symbolName(ASTNameGenerator &Gen, const Decl *D) {
-  std::string N = Gen.getName(D);
-  if (!N.empty() && N[0] == '\1')
-    N.erase(0, 1);
-  return N;
-}
-
-/// Walks one function body in the order Clang's CodeGen emits it and records
-/// I/O calls and loops (see AstLocations.h). Whatever it gets wrong shows up
-/// as a sequence mismatch in the pass, which then ignores the function's
-/// entry.
-class BodyWalker {
+/// Records a function's loops and I/O calls with their locations.
+class LocationRecorder : public sio::IoWalkObserver {
 public:
-  BodyWalker(ASTContext &Ctx, ASTNameGenerator &Gen,
-             sio::AstFunctionLocations &Out)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Gen(Gen), Out(Out) {}
-
-  void walk(const Stmt *S) {
-    if (!S)
-      return;
-    if (const auto *LE = dyn_cast<LambdaExpr>(S)) {
-      // The body is the call operator, a function of its own.
-      for (const Expr *Init : LE->capture_inits())
-        walk(Init);
-      return;
-    }
-    if (isa<BlockExpr>(S) || isa<CapturedStmt>(S))
-      return; // outlined into functions of their own
-    if (const auto *F = dyn_cast<ForStmt>(S)) {
-      walk(F->getInit());
-      if (!constantFalse(F->getCond(), /*IsDo=*/false))
-        record(Out.Loops, F->getBeginLoc(), "");
-      walk(F->getConditionVariableDeclStmt());
-      walk(F->getCond());
-      walk(F->getBody());
-      walk(F->getInc());
-      return;
-    }
-    if (const auto *R = dyn_cast<CXXForRangeStmt>(S)) {
-      walk(R->getInit());
-      walk(R->getRangeStmt());
-      walk(R->getBeginStmt());
-      walk(R->getEndStmt());
-      record(Out.Loops, R->getBeginLoc(), "");
-      walk(R->getCond());
-      walk(R->getLoopVarStmt());
-      walk(R->getBody());
-      walk(R->getInc());
-      return;
-    }
-    if (const auto *W = dyn_cast<WhileStmt>(S)) {
-      record(Out.Loops, W->getBeginLoc(), "");
-      walk(W->getConditionVariableDeclStmt());
-      walk(W->getCond());
-      walk(W->getBody());
-      return;
-    }
-    if (const auto *D = dyn_cast<DoStmt>(S)) {
-      // "do { } while (0)" has no back edge in Clang's IR.
-      if (!constantFalse(D->getCond(), /*IsDo=*/true))
-        record(Out.Loops, D->getBeginLoc(), "");
-      walk(D->getBody());
-      walk(D->getCond());
-      return;
-    }
-    if (const auto *I = dyn_cast<IfStmt>(S)) {
-      // CodeGen elides the dead arm of a constant condition.
-      walk(I->getInit());
-      walk(I->getConditionVariableDeclStmt());
-      bool C;
-      if (!I->isConsteval() && foldsTo(I->getCond(), C)) {
-        if (C)
-          walk(I->getThen());
-        else
-          walk(I->getElse());
-        return;
-      }
-      walk(I->getCond());
-      walk(I->getThen());
-      walk(I->getElse());
-      return;
-    }
-    if (const auto *CO = dyn_cast<ConditionalOperator>(S)) {
-      bool C;
-      if (foldsTo(CO->getCond(), C)) {
-        walk(C ? CO->getTrueExpr() : CO->getFalseExpr());
-        return;
-      }
-    }
-    for (const Stmt *Child : S->children())
-      walk(Child);
-    if (const auto *CE = dyn_cast<CallExpr>(S))
-      if (!isa<CXXMemberCallExpr>(CE) && !isa<CXXOperatorCallExpr>(CE))
-        if (const FunctionDecl *FD = CE->getDirectCallee()) {
-          std::string Name = symbolName(Gen, FD);
-          if (ioNames().contains(Name))
-            record(Out.Sites, CE->getExprLoc(), Name);
-        }
+  LocationRecorder(const SourceManager &SM, sio::AstFunctionLocations &Out)
+      : SM(SM), Out(Out) {}
+  void loop(const Stmt *Loop) override {
+    record(Out.Loops, Loop->getBeginLoc(), "");
+  }
+  void ioCall(const CallExpr *Call, llvm::StringRef Callee) override {
+    record(Out.Sites, Call->getExprLoc(), Callee);
   }
 
 private:
-  bool foldsTo(const Expr *E, bool &Value) {
-    Expr::EvalResult R;
-    if (!E || E->isValueDependent() || !E->EvaluateAsInt(R, Ctx))
-      return false;
-    Value = R.Val.getInt().getBoolValue();
-    return true;
-  }
-  bool constantFalse(const Expr *E, bool IsDo) {
-    bool V;
-    return IsDo && E && foldsTo(E, V) && !V;
-  }
   void record(std::vector<sio::AstLocation> &V, SourceLocation L,
               llvm::StringRef Callee) {
     sio::AstLocation A;
@@ -169,9 +60,7 @@ private:
     V.push_back(std::move(A));
   }
 
-  ASTContext &Ctx;
-  SourceManager &SM;
-  ASTNameGenerator &Gen;
+  const SourceManager &SM;
   sio::AstFunctionLocations &Out;
 };
 
@@ -187,23 +76,12 @@ public:
         FD->isInvalidDecl() || !FD->getBody())
       return true;
     sio::AstFunctionLocations L;
-    BodyWalker W(Ctx, Gen, L);
-    if (const auto *CD = dyn_cast<CXXConstructorDecl>(FD))
-      for (const CXXCtorInitializer *Init : CD->inits())
-        W.walk(Init->getInit());
-    W.walk(FD->getBody());
+    LocationRecorder R(Ctx.getSourceManager(), L);
+    sio::IoBodyWalker(Ctx, Gen, R).walkFunction(FD);
     if (L.Sites.empty() && L.Loops.empty())
       return true;
-    std::vector<std::string> Names;
-    if (isa<CXXConstructorDecl>(FD) || isa<CXXDestructorDecl>(FD))
-      Names = Gen.getAllManglings(FD);
-    else
-      Names.push_back(Gen.getName(FD));
-    for (std::string &N : Names) {
-      if (!N.empty() && N[0] == '\1')
-        N.erase(0, 1);
+    for (const std::string &N : sio::allSymbolNames(Gen, FD))
       Table.Functions[N] = L;
-    }
     return true;
   }
 
