@@ -9,6 +9,9 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/Analysis/CFG.h"
+#include "clang/Analysis/CFGStmtMap.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Format/Format.h"
@@ -16,6 +19,7 @@
 #include "clang/Tooling/Core/Replacement.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -139,18 +143,20 @@ private:
   llvm::DenseSet<const FunctionDecl *> IoFunctions;
 };
 
-/// Whether a statement, walked as CodeGen emits it, calls I/O directly or
-/// through a function of the translation unit that does.
+/// The calls in a statement, walked as CodeGen emits it, that do I/O
+/// directly or through a function of the translation unit.
 class IoFinder : public IoWalkObserver {
 public:
   explicit IoFinder(const FunctionGraph &G) : G(G) {}
   void loop(const Stmt *) override {}
-  void ioCall(const CallExpr *, llvm::StringRef) override { Found = true; }
-  void call(const Expr *, const FunctionDecl *Callee) override {
-    if (G.doesIo(Callee))
-      Found = true;
+  void ioCall(const CallExpr *C, llvm::StringRef) override {
+    Calls.push_back(C);
   }
-  bool Found = false;
+  void call(const Expr *C, const FunctionDecl *Callee) override {
+    if (G.doesIo(Callee))
+      Calls.push_back(C);
+  }
+  std::vector<const Expr *> Calls;
 
 private:
   const FunctionGraph &G;
@@ -166,6 +172,30 @@ public:
   std::vector<const Stmt *> Loops;
   std::vector<std::pair<const CallExpr *, std::string>> Calls;
 };
+
+/// Edits at one offset apply in this order within one AST depth; deeper
+/// constructs open after and close before shallower ones (SourceEdit).
+enum class EditKind {
+  BodyIteration = 0, // `{ __sio_loop_iter(..);` around a loop body
+  LoopScope = 1,     // the block around a loop
+  LoopExit = 2,      // exits before a way out of a loop
+  Site = 3,          // `(__sio_site(..), call)`
+};
+
+int openOrder(int Depth, EditKind K) { return 4 * Depth + int(K); }
+int closeOrder(int Depth, EditKind K) { return -openOrder(Depth, K); }
+
+const Stmt *loopBody(const Stmt *L) {
+  if (const auto *F = dyn_cast<ForStmt>(L))
+    return F->getBody();
+  if (const auto *R = dyn_cast<CXXForRangeStmt>(L))
+    return R->getBody();
+  if (const auto *W = dyn_cast<WhileStmt>(L))
+    return W->getBody();
+  if (const auto *D = dyn_cast<DoStmt>(L))
+    return D->getBody();
+  return nullptr;
+}
 
 class TranslationUnitInstrumenter {
 public:
@@ -192,6 +222,20 @@ private:
   /// as the plugin computes them.
   bool idLocation(SourceLocation Loc, std::string &File, unsigned &Line,
                   unsigned &Column);
+  /// Whether \p Inner lies within the text of \p Outer.
+  bool textContains(const Stmt *Outer, const Stmt *Inner);
+
+  // --- Loops as the IR sees them ---
+  /// Whether \p S, inside the text of loop \p L, is inside L's IR loop: its
+  /// block can get back to L's condition. A statement that only leads out
+  /// of L (`if (e) { write(..); break; }`, `return write(..);`) is not:
+  /// the plugin marks L's exit before it and gives its sites no loop.
+  bool inIrLoop(const Stmt *S, const Stmt *L);
+  const CFGBlock *blockOf(const Stmt *S);
+  bool reachesLoopBack(const CFGBlock *Start, const Stmt *L);
+  /// The mangled name the plugin sees: constructors and destructors are
+  /// emitted as their base-object variant, the complete one an alias.
+  std::string irFunctionName(const FunctionDecl *FD);
 
   // --- Edits ---
   void edit(SourceLocation Loc, std::string Text, int Order,
@@ -202,13 +246,16 @@ private:
   // --- Per function ---
   void instrumentFunction(const FunctionDecl *FD);
   void rewrite(const Stmt *S, int Depth);
-  void wrapLoop(const Stmt *L, int Depth);
+  bool openLoop(const Stmt *L, int Depth);
+  void closeLoop(const Stmt *L, int Depth);
   void markIteration(const Stmt *Body, uint64_t Id, int Depth);
   void wrapSite(const CallExpr *CE, uint64_t Id, int Depth);
-  void exitBeforeJump(const Stmt *Jump, llvm::ArrayRef<uint64_t> Exits,
-                      int Depth);
-  bool loopContains(const Stmt *Loop, const Stmt *Inner);
+  /// Exits of \p Leaving (innermost first) before statement \p S.
+  void exitBefore(const Stmt *S, llvm::ArrayRef<const Stmt *> Leaving,
+                  int Depth);
+  std::string exitCalls(llvm::ArrayRef<const Stmt *> Leaving);
   bool callsNoReturnAsStatement(const Stmt *S);
+  bool inStatementPosition(const Stmt *S);
 
   std::string tables();
 
@@ -231,10 +278,17 @@ private:
   // State of the function being rewritten.
   const FunctionDecl *CurFn = nullptr;
   std::string CurFnName;
-  llvm::DenseMap<const Stmt *, unsigned> LoopIndex;   // -> Loops
+  std::unique_ptr<CFG> Cfg;
+  std::unique_ptr<ParentMap> Parents;
+  std::unique_ptr<CFGStmtMap> StmtBlocks;
+  llvm::DenseMap<std::pair<const CFGBlock *, const Stmt *>, bool> InLoopCache;
+  llvm::DenseMap<const Stmt *, unsigned> LoopIndex; // instrumented -> Loops
+  llvm::DenseMap<const Stmt *, std::string> ScopeName; // C++ scope objects
+  llvm::DenseSet<const Stmt *> NeedsDoneLabel;         // C: see rewrite()
   llvm::DenseMap<const CallExpr *, uint64_t> SiteIds;
-  llvm::DenseMap<const Stmt *, bool> LoopDoesIo;
   std::vector<const Stmt *> LoopStack; // instrumented loops around the walk
+  std::vector<const Stmt *> BreakTargets; // loops and switches around it
+  llvm::DenseSet<const Stmt *> Exited; // loops already marked as left
   llvm::DenseSet<SourceLocation::UIntTy> MacroSitesDone;
   unsigned ScopeCounter = 0;
 };
@@ -329,6 +383,101 @@ bool TranslationUnitInstrumenter::idLocation(SourceLocation Loc,
   return true;
 }
 
+bool TranslationUnitInstrumenter::textContains(const Stmt *Outer,
+                                               const Stmt *Inner) {
+  SourceLocation OB = SM.getExpansionLoc(Outer->getBeginLoc());
+  SourceLocation OE = SM.getExpansionRange(Outer->getEndLoc()).getEnd();
+  SourceLocation I = SM.getExpansionLoc(Inner->getBeginLoc());
+  if (OB.isInvalid() || OE.isInvalid() || I.isInvalid() ||
+      SM.getFileID(OB) != SM.getFileID(I) ||
+      SM.getFileID(OE) != SM.getFileID(I))
+    return false;
+  return offset(OB) <= offset(I) && offset(I) <= offset(OE);
+}
+
+std::string TranslationUnitInstrumenter::irFunctionName(
+    const FunctionDecl *FD) {
+  std::unique_ptr<MangleContext> MC;
+  GlobalDecl GD;
+  if (const auto *CD = dyn_cast<CXXConstructorDecl>(FD))
+    GD = GlobalDecl(CD, Ctor_Base);
+  else if (const auto *DD = dyn_cast<CXXDestructorDecl>(FD))
+    GD = GlobalDecl(DD, Dtor_Base);
+  else
+    return symbolName(Gen, FD);
+  MC.reset(Ctx.createMangleContext());
+  std::string Name;
+  llvm::raw_string_ostream OS(Name);
+  MC->mangleName(GD, OS);
+  return OS.str();
+}
+
+const CFGBlock *TranslationUnitInstrumenter::blockOf(const Stmt *S) {
+  // Compound statements are not CFG elements: their first statement is
+  // where control enters them.
+  while (const auto *CS = dyn_cast<CompoundStmt>(S)) {
+    if (CS->body_empty())
+      break;
+    S = CS->body_front();
+  }
+  if (const auto *L = dyn_cast<LabelStmt>(S))
+    S = L->getSubStmt();
+  return StmtBlocks ? StmtBlocks->getBlock(S) : nullptr;
+}
+
+bool TranslationUnitInstrumenter::inIrLoop(const Stmt *S, const Stmt *L) {
+  if (!textContains(L, S))
+    return false;
+  const Stmt *Body = loopBody(L);
+  // The condition, increment and loop variable run on every iteration.
+  if (!Body || !textContains(Body, S))
+    return true;
+  const CFGBlock *Start = blockOf(S);
+  if (!Cfg || !Start)
+    return true; // no CFG: fall back to the text
+  auto [Cached, New] = InLoopCache.try_emplace({Start, L}, false);
+  if (!New)
+    return Cached->second;
+  bool Result = reachesLoopBack(Start, L);
+  InLoopCache[{Start, L}] = Result;
+  return Result;
+}
+
+bool TranslationUnitInstrumenter::reachesLoopBack(const CFGBlock *Start,
+                                                  const Stmt *L) {
+  // Search forward for L's loop-back or condition block, through blocks of
+  // L only: leaving L and coming back means passing its entry, which is no
+  // way back in the IR loop.
+  auto IsTarget = [&](const CFGBlock *B) {
+    return B->getLoopTarget() == L || B->getTerminatorStmt() == L;
+  };
+  auto InsideL = [&](const CFGBlock *B) {
+    if (const Stmt *Target = B->getLoopTarget()) // L's or a nested loop's
+      return Target == L || textContains(L, Target);
+    for (const CFGElement &E : *B)
+      if (std::optional<CFGStmt> CS = E.getAs<CFGStmt>())
+        return textContains(L, CS->getStmt());
+    if (const Stmt *T = B->getTerminatorStmt())
+      return textContains(L, T);
+    return B != &Cfg->getExit(); // an empty join block
+  };
+  llvm::SmallPtrSet<const CFGBlock *, 32> Seen;
+  llvm::SmallVector<const CFGBlock *, 32> Work{Start};
+  while (!Work.empty()) {
+    const CFGBlock *B = Work.pop_back_val();
+    if (!B || !Seen.insert(B).second)
+      continue;
+    if (IsTarget(B))
+      return true;
+    if (B != Start && !InsideL(B))
+      continue;
+    for (const CFGBlock::AdjacentBlock &Succ : B->succs())
+      if (const CFGBlock *N = Succ.getReachableBlock())
+        Work.push_back(N);
+  }
+  return false;
+}
+
 void TranslationUnitInstrumenter::edit(SourceLocation Loc, std::string Text,
                                        int Order, unsigned Remove) {
   std::string File = rewritableFile(Loc);
@@ -354,16 +503,6 @@ void TranslationUnitInstrumenter::warn(SourceLocation Loc,
   Diags.Report(Loc, ID) << Msg;
 }
 
-bool TranslationUnitInstrumenter::loopContains(const Stmt *Loop,
-                                               const Stmt *Inner) {
-  SourceLocation LB, LE;
-  if (!statementRange(Loop, LB, LE))
-    return false;
-  SourceLocation I = SM.getExpansionLoc(Inner->getBeginLoc());
-  return SM.getFileID(I) == SM.getFileID(LB) && offset(LB) <= offset(I) &&
-         offset(I) < offset(LE);
-}
-
 void TranslationUnitInstrumenter::wrapSite(const CallExpr *CE, uint64_t Id,
                                            int Depth) {
   std::string Open = "(__sio_site(" + hexId(Id) + "), ";
@@ -371,8 +510,8 @@ void TranslationUnitInstrumenter::wrapSite(const CallExpr *CE, uint64_t Id,
   CharSourceRange R = Lexer::makeFileCharRange(
       CharSourceRange::getTokenRange(CE->getSourceRange()), SM, LO);
   if (R.isValid() && !rewritableFile(R.getBegin()).empty()) {
-    edit(R.getBegin(), Open, 2 * Depth);
-    edit(R.getEnd(), ")", -2 * Depth);
+    edit(R.getBegin(), Open, openOrder(Depth, EditKind::Site));
+    edit(R.getEnd(), ")", closeOrder(Depth, EditKind::Site));
     return;
   }
   // The call comes from a macro body: mark the macro's expansion, at the
@@ -386,10 +525,10 @@ void TranslationUnitInstrumenter::wrapSite(const CallExpr *CE, uint64_t Id,
   const Stmt *Top = CE;
   int TopDepth = Depth;
   for (;;) {
-    DynTypedNodeList Parents = Ctx.getParents(*Top);
-    if (Parents.empty())
+    DynTypedNodeList Ps = Ctx.getParents(*Top);
+    if (Ps.empty())
       break;
-    const Stmt *P = Parents[0].get<Stmt>();
+    const Stmt *P = Ps[0].get<Stmt>();
     if (!P || SM.getExpansionRange(P->getSourceRange()).getAsRange() !=
                   Exp.getAsRange())
       break;
@@ -402,11 +541,12 @@ void TranslationUnitInstrumenter::wrapSite(const CallExpr *CE, uint64_t Id,
     E = Lexer::getLocForEndOfToken(Exp.getEnd(), 0, SM, LO);
     if (rewritableFile(B).empty() || E.isInvalid())
       return;
-    edit(B, Open, 2 * TopDepth);
-    edit(E, ")", -2 * TopDepth);
+    edit(B, Open, openOrder(TopDepth, EditKind::Site));
+    edit(E, ")", closeOrder(TopDepth, EditKind::Site));
   } else if (statementRange(Top, B, E)) {
-    edit(B, "{ __sio_site(" + hexId(Id) + "); ", 2 * TopDepth);
-    edit(E, " }", -2 * TopDepth);
+    edit(B, "{ __sio_site(" + hexId(Id) + "); ",
+         openOrder(TopDepth, EditKind::Site));
+    edit(E, " }", closeOrder(TopDepth, EditKind::Site));
     formatRange(B, E);
   }
 }
@@ -418,93 +558,99 @@ void TranslationUnitInstrumenter::markIteration(const Stmt *Body, uint64_t Id,
     SourceLocation L = CS->getLBracLoc();
     if (L.isFileID()) {
       edit(Lexer::getLocForEndOfToken(L, 0, SM, LO), " " + Iter,
-           2 * Depth + 1);
+           openOrder(Depth, EditKind::BodyIteration));
       return;
     }
   }
   SourceLocation B, E;
   if (statementRange(Body, B, E)) {
-    edit(B, "{ " + Iter + " ", 2 * Depth + 1);
-    edit(E, " }", -2 * Depth - 1);
+    edit(B, "{ " + Iter + " ", openOrder(Depth, EditKind::BodyIteration));
+    edit(E, " }", closeOrder(Depth, EditKind::BodyIteration));
     formatRange(B, E);
   }
 }
 
-void TranslationUnitInstrumenter::wrapLoop(const Stmt *L, int Depth) {
+bool TranslationUnitInstrumenter::openLoop(const Stmt *L, int Depth) {
   LoopInfoRec &Rec = Loops[LoopIndex.lookup(L)];
-  const Stmt *Body = nullptr;
-  if (const auto *F = dyn_cast<ForStmt>(L))
-    Body = F->getBody();
-  else if (const auto *R = dyn_cast<CXXForRangeStmt>(L))
-    Body = R->getBody();
-  else if (const auto *W = dyn_cast<WhileStmt>(L))
-    Body = W->getBody();
-  else if (const auto *D = dyn_cast<DoStmt>(L))
-    Body = D->getBody();
+  const Stmt *Body = loopBody(L);
   SourceLocation B, E;
   if (!L->getBeginLoc().isFileID() || !Body || !statementRange(L, B, E)) {
     warn(L->getBeginLoc(), "loop in a macro expansion is not instrumented "
                            "(the plugin's trace has markers for it)");
-    return;
+    return false;
   }
   std::string Id = hexId(Rec.Id);
   if (IsCxx) {
-    edit(B,
-         "{ SioLoopScope sio_loop" + std::to_string(++ScopeCounter) + "(" + Id +
-             "); ",
-         2 * Depth);
-    edit(E, " }", -2 * Depth);
+    std::string Name = "sio_loop" + std::to_string(++ScopeCounter);
+    ScopeName[L] = Name;
+    edit(B, "{ SioLoopScope " + Name + "(" + Id + "); ",
+         openOrder(Depth, EditKind::LoopScope));
   } else {
-    edit(B, "{ __sio_loop_enter(" + Id + "); ", 2 * Depth);
-    edit(E, " __sio_loop_exit(" + Id + "); }", -2 * Depth);
+    edit(B, "{ __sio_loop_enter(" + Id + "); ",
+         openOrder(Depth, EditKind::LoopScope));
   }
   formatRange(B, E);
-  markIteration(Body, Rec.Id, Depth);
+  markIteration(Body, Rec.Id, Depth + 1);
   Rec.Rewritten = true;
+  return true;
 }
 
-/// C only: exits of the loops a return or goto leaves, innermost first,
-/// after a return value is computed (it may do I/O itself).
-void TranslationUnitInstrumenter::exitBeforeJump(const Stmt *Jump,
-                                                 llvm::ArrayRef<uint64_t> Exits,
-                                                 int Depth) {
+void TranslationUnitInstrumenter::closeLoop(const Stmt *L, int Depth) {
   SourceLocation B, E;
-  if (Exits.empty() || !statementRange(Jump, B, E))
+  if (!statementRange(L, B, E))
     return;
-  std::string ExitCalls;
-  for (uint64_t Id : Exits)
-    ExitCalls += "__sio_loop_exit(" + hexId(Id) + "); ";
-  const auto *Ret = dyn_cast<ReturnStmt>(Jump);
-  const Expr *Value = Ret ? Ret->getRetValue() : nullptr;
-  IoFinder F(Graph);
-  if (Value)
-    IoBodyWalker(Ctx, Gen, F).walk(Value);
-  if (Value && F.Found && !CurFn->getReturnType()->isVoidType()) {
-    // `return v;` -> `{ T sio_ret = v; exits; return sio_ret; }`
-    SourceLocation VEnd =
-        Lexer::getLocForEndOfToken(SM.getExpansionRange(Value->getEndLoc()).getEnd(),
-                                   0, SM, LO);
-    PrintingPolicy PP(LO);
-    std::string T = CurFn->getReturnType().getAsString(PP);
-    edit(B, "{ " + T + " sio_ret =", 2 * Depth, /*Remove=*/6);
-    edit(VEnd, "; " + ExitCalls + "return sio_ret", -2 * Depth);
-  } else {
-    edit(B, "{ " + ExitCalls, 2 * Depth);
+  std::string Close = " }";
+  if (!IsCxx) {
+    Close = " __sio_loop_exit(" + hexId(Loops[LoopIndex.lookup(L)].Id) + "); }";
+    // A `break` after this loop's exit was marked early jumps past the
+    // normal exit marker (see rewrite()).
+    if (NeedsDoneLabel.count(L))
+      Close += " sio_loop" + std::to_string(LoopIndex.lookup(L)) + "_done:;";
   }
-  edit(E, " }", -2 * Depth);
+  edit(E, Close, closeOrder(Depth, EditKind::LoopScope));
+}
+
+std::string TranslationUnitInstrumenter::exitCalls(
+    llvm::ArrayRef<const Stmt *> Leaving) {
+  std::string Calls;
+  for (const Stmt *L : Leaving)
+    Calls += IsCxx ? ScopeName.lookup(L) + ".exit(); "
+                   : "__sio_loop_exit(" + hexId(Loops[LoopIndex.lookup(L)].Id) +
+                         "); ";
+  return Calls;
+}
+
+void TranslationUnitInstrumenter::exitBefore(
+    const Stmt *S, llvm::ArrayRef<const Stmt *> Leaving, int Depth) {
+  SourceLocation B, E;
+  if (Leaving.empty() || !statementRange(S, B, E))
+    return;
+  edit(B, "{ " + exitCalls(Leaving), openOrder(Depth, EditKind::LoopExit));
+  edit(E, " }", closeOrder(Depth, EditKind::LoopExit));
   formatRange(B, E);
+}
+
+bool TranslationUnitInstrumenter::inStatementPosition(const Stmt *S) {
+  if (const Stmt *P = Parents ? Parents->getParent(S) : nullptr)
+    return !isa<Expr>(P);
+  return false;
 }
 
 bool TranslationUnitInstrumenter::callsNoReturnAsStatement(const Stmt *S) {
   const auto *CE = dyn_cast<CallExpr>(S);
   const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
-  if (!FD || !FD->isNoReturn())
-    return false;
-  DynTypedNodeList Parents = Ctx.getParents(*CE);
-  return !Parents.empty() && Parents[0].get<Stmt>() &&
-         !isa<Expr>(Parents[0].get<Stmt>());
+  return FD && FD->isNoReturn() && inStatementPosition(S);
 }
 
+/// Rewrites \p S and below. Exits are marked where the plugin marks them:
+///   * after a loop, for leaving it normally or by `break`;
+///   * before a statement that leaves the IR loop and does I/O on its way
+///     out (its I/O happens outside the loop in the plugin's trace); such a
+///     `break` then jumps past the normal exit marker (C) or finds the scope
+///     already exited (C++);
+///   * in C, before a `return` or `goto` that leaves loops (C++ scopes mark
+///     those on destruction), and in both
+///     languages before a call to a noreturn function such as exit().
 void TranslationUnitInstrumenter::rewrite(const Stmt *S, int Depth) {
   if (!S)
     return;
@@ -515,39 +661,84 @@ void TranslationUnitInstrumenter::rewrite(const Stmt *S, int Depth) {
   }
   if (isa<BlockExpr>(S) || isa<CapturedStmt>(S))
     return;
-  bool Pushed = false;
-  if (LoopIndex.count(S) && LoopDoesIo.lookup(S)) {
-    wrapLoop(S, Depth);
-    LoopStack.push_back(S);
-    Pushed = true;
+
+  // Loops this statement leaves early with I/O on the way out.
+  std::vector<const Stmt *> LeftEarly;
+  if (!LoopStack.empty() && (!isa<Expr>(S) || inStatementPosition(S))) {
+    for (auto It = LoopStack.rbegin(); It != LoopStack.rend(); ++It) {
+      if (Exited.count(*It) || inIrLoop(S, *It))
+        break;
+      LeftEarly.push_back(*It);
+    }
+    if (!LeftEarly.empty()) {
+      IoFinder F(Graph);
+      IoBodyWalker(Ctx, Gen, F).walk(S);
+      if (F.Calls.empty())
+        LeftEarly.clear(); // the exit marker after the loop is as good
+    }
+  }
+  std::vector<const Stmt *> Active; // loops not yet marked as left
+  for (auto It = LoopStack.rbegin(); It != LoopStack.rend(); ++It)
+    if (!Exited.count(*It) &&
+        std::find(LeftEarly.begin(), LeftEarly.end(), *It) == LeftEarly.end())
+      Active.push_back(*It);
+
+  if (!LeftEarly.empty()) {
+    exitBefore(S, LeftEarly, Depth);
+  } else if (!Active.empty() && callsNoReturnAsStatement(S)) {
+    exitBefore(S, Active, Depth);
+  } else if (!IsCxx && !Active.empty()) {
+    // A return's value is computed outside the IR loop (the return block),
+    // so exits come first; with I/O in the value it was LeftEarly above.
+    if (isa<ReturnStmt>(S)) {
+      exitBefore(S, Active, Depth);
+    } else if (const auto *G = dyn_cast<GotoStmt>(S)) {
+      const LabelStmt *Target = G->getLabel()->getStmt();
+      std::vector<const Stmt *> Leaving;
+      for (const Stmt *L : Active)
+        if (!Target || !textContains(L, Target))
+          Leaving.push_back(L);
+      exitBefore(S, Leaving, Depth);
+    }
+  }
+  if (!IsCxx && isa<BreakStmt>(S) && !BreakTargets.empty() &&
+      Exited.count(BreakTargets.back())) {
+    const Stmt *L = BreakTargets.back();
+    SourceLocation B = SM.getExpansionLoc(S->getBeginLoc());
+    if (B.isFileID()) {
+      NeedsDoneLabel.insert(L);
+      edit(B, "goto sio_loop" + std::to_string(LoopIndex.lookup(L)) + "_done",
+           openOrder(Depth, EditKind::LoopExit), /*Remove=*/5);
+    }
+  }
+
+  bool Opened = false;
+  if (LoopIndex.count(S)) {
+    Opened = openLoop(S, Depth);
+    if (Opened)
+      LoopStack.push_back(S);
   }
   if (const auto *CE = dyn_cast<CallExpr>(S))
     if (auto It = SiteIds.find(CE); It != SiteIds.end())
       wrapSite(CE, It->second, Depth);
-  if (!LoopStack.empty() && callsNoReturnAsStatement(S)) {
-    // `exit(1);` in a loop: its block is outside the loop in the IR, so the
-    // plugin marks the exits before it; no destructor runs after it.
-    std::vector<uint64_t> Exits;
-    for (auto It = LoopStack.rbegin(); It != LoopStack.rend(); ++It)
-      Exits.push_back(Loops[LoopIndex.lookup(*It)].Id);
-    exitBeforeJump(S, Exits, Depth);
-  } else if (!IsCxx && !LoopStack.empty()) {
-    std::vector<uint64_t> Exits;
-    if (isa<ReturnStmt>(S)) {
-      for (auto It = LoopStack.rbegin(); It != LoopStack.rend(); ++It)
-        Exits.push_back(Loops[LoopIndex.lookup(*It)].Id);
-    } else if (const auto *G = dyn_cast<GotoStmt>(S)) {
-      const LabelStmt *Target = G->getLabel()->getStmt();
-      for (auto It = LoopStack.rbegin(); It != LoopStack.rend(); ++It)
-        if (!Target || !loopContains(*It, Target))
-          Exits.push_back(Loops[LoopIndex.lookup(*It)].Id);
-    }
-    exitBeforeJump(S, Exits, Depth);
-  }
+
+  bool IsBreakTarget = isa<ForStmt>(S) || isa<WhileStmt>(S) ||
+                       isa<DoStmt>(S) || isa<CXXForRangeStmt>(S) ||
+                       isa<SwitchStmt>(S);
+  if (IsBreakTarget)
+    BreakTargets.push_back(S);
+  for (const Stmt *L : LeftEarly)
+    Exited.insert(L);
   for (const Stmt *Child : S->children())
     rewrite(Child, Depth + 1);
-  if (Pushed)
+  for (const Stmt *L : LeftEarly)
+    Exited.erase(L);
+  if (IsBreakTarget)
+    BreakTargets.pop_back();
+  if (Opened) {
     LoopStack.pop_back();
+    closeLoop(S, Depth);
+  }
 }
 
 void TranslationUnitInstrumenter::instrumentFunction(const FunctionDecl *FD) {
@@ -559,14 +750,27 @@ void TranslationUnitInstrumenter::instrumentFunction(const FunctionDecl *FD) {
   if (Items.Loops.empty() && Items.Calls.empty())
     return;
   CurFn = FD;
-  CurFnName = symbolName(Gen, FD);
+  CurFnName = irFunctionName(FD);
   LoopIndex.clear();
+  ScopeName.clear();
+  NeedsDoneLabel.clear();
   SiteIds.clear();
-  LoopDoesIo.clear();
   LoopStack.clear();
+  BreakTargets.clear();
+  Exited.clear();
+  InLoopCache.clear();
+  StmtBlocks.reset();
+  Cfg.reset();
+  Parents = std::make_unique<ParentMap>(FD->getBody());
+  if (!Items.Loops.empty()) {
+    CFG::BuildOptions BO;
+    Cfg = CFG::buildCFG(FD, FD->getBody(), &Ctx, BO);
+    if (Cfg)
+      StmtBlocks.reset(CFGStmtMap::Build(Cfg.get(), Parents.get()));
+  }
 
-  // Loops doing I/O in the parts the IR puts inside the loop (not a for's
-  // init, nor a range-for's range and iterators).
+  // Loops with I/O inside their IR loop: in the condition, the increment or
+  // a part of the body from which the next iteration can be reached.
   llvm::DenseMap<uint64_t, unsigned> LoopIdUses;
   for (const Stmt *L : Items.Loops) {
     IoFinder F(Graph);
@@ -589,7 +793,9 @@ void TranslationUnitInstrumenter::instrumentFunction(const FunctionDecl *FD) {
       W.walk(D->getBody());
       W.walk(D->getCond());
     }
-    if (!F.Found)
+    bool DoesIo = llvm::any_of(
+        F.Calls, [&](const Expr *C) { return inIrLoop(C, L); });
+    if (!DoesIo)
       continue;
     LoopInfoRec Rec;
     Rec.Function = CurFnName;
@@ -599,17 +805,16 @@ void TranslationUnitInstrumenter::instrumentFunction(const FunctionDecl *FD) {
     if (unsigned N = LoopIdUses[Rec.Id]++)
       Rec.Id = disambiguate(Rec.Id, N);
     LoopIndex[L] = Loops.size();
-    LoopDoesIo[L] = true;
     Loops.push_back(std::move(Rec));
   }
-  // Parents: the nearest enclosing instrumented loop, by source containment.
+  // Parents: the nearest enclosing instrumented loop whose IR loop holds it.
   for (const Stmt *L : Items.Loops) {
     if (!LoopIndex.count(L))
       continue;
     const Stmt *Best = nullptr;
     for (const Stmt *P : Items.Loops)
-      if (P != L && LoopIndex.count(P) && loopContains(P, L) &&
-          (!Best || loopContains(Best, P)))
+      if (P != L && LoopIndex.count(P) && inIrLoop(L, P) &&
+          (!Best || textContains(Best, P)))
         Best = P;
     if (Best)
       Loops[LoopIndex[L]].ParentId = Loops[LoopIndex[Best]].Id;
@@ -625,12 +830,12 @@ void TranslationUnitInstrumenter::instrumentFunction(const FunctionDecl *FD) {
     S.Id = siteId(S.File, S.Line, S.Column, Callee);
     if (unsigned N = SiteIdUses[S.Id]++)
       S.Id = disambiguate(S.Id, N);
-    // The innermost instrumented loop around the call: the loops containing
-    // it are nested, so it is the one inside all the others.
+    // The innermost instrumented loop whose IR loop holds the call: those
+    // loops are nested, so it is the one inside all the others.
     const Stmt *Inner = nullptr;
     for (const Stmt *L : Items.Loops)
-      if (LoopIndex.count(L) && loopContains(L, CE) &&
-          (!Inner || loopContains(Inner, L)))
+      if (LoopIndex.count(L) && inIrLoop(CE, L) &&
+          (!Inner || textContains(Inner, L)))
         Inner = L;
     if (Inner)
       S.LoopId = Loops[LoopIndex[Inner]].Id;

@@ -11,13 +11,20 @@
 
 #ifdef __cplusplus
 /* Enter on construction, exit on destruction. The rewritten loop sits alone
- * in a block with its scope object, so the destructor runs exactly when
- * control leaves the loop: after a return value is computed, after inner
- * loops' scopes, and during unwinding. */
+ * in a block with its scope object, so the destructor runs when control
+ * leaves the loop: by break, return, goto or unwinding, inner loops first.
+ * exit() marks the exit early, where the plugin's trace has it before I/O
+ * on the way out (`return write(...)`) or before exit(); the destructor then
+ * does nothing. */
 class SioLoopScope {
 public:
   explicit SioLoopScope(uint64_t loop_id) : id_(loop_id) { __sio_loop_enter(id_); }
-  ~SioLoopScope() { __sio_loop_exit(id_); }
+  ~SioLoopScope() { exit(); }
+  void exit() {
+    if (id_ != 0)
+      __sio_loop_exit(id_);
+    id_ = 0;
+  }
   SioLoopScope(const SioLoopScope &) = delete;
   SioLoopScope &operator=(const SioLoopScope &) = delete;
 
