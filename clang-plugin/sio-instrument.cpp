@@ -286,8 +286,17 @@ int main(int argc, const char **argv) {
       Ok = false;
       continue;
     }
-    if (!llvm::sys::fs::exists(F)) {
-      llvm::errs() << "sio-instrument: error: " << F << ": no such file\n";
+    auto Text = llvm::MemoryBuffer::getFile(F);
+    if (!Text) {
+      llvm::errs() << "sio-instrument: error: " << F << ": "
+                   << Text.getError().message() << "\n";
+      Ok = false;
+      continue;
+    }
+    if ((*Text)->getBuffer().contains("sio/instrument.h")) {
+      llvm::errs() << "sio-instrument: error: " << F
+                   << " is already instrumented (it includes "
+                      "sio/instrument.h); instrument the original source\n";
       Ok = false;
       continue;
     }

@@ -1,0 +1,4 @@
+#include <unistd.h>
+void broken(int fd) {
+  write(fd, "x", 1)
+}
