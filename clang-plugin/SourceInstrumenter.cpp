@@ -6,12 +6,12 @@
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Analysis/CFG.h"
 #include "clang/Analysis/CFGStmtMap.h"
-#include "clang/AST/ParentMap.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Format/Format.h"
@@ -282,13 +282,13 @@ private:
   std::unique_ptr<ParentMap> Parents;
   std::unique_ptr<CFGStmtMap> StmtBlocks;
   llvm::DenseMap<std::pair<const CFGBlock *, const Stmt *>, bool> InLoopCache;
-  llvm::DenseMap<const Stmt *, unsigned> LoopIndex; // instrumented -> Loops
+  llvm::DenseMap<const Stmt *, unsigned> LoopIndex;    // instrumented -> Loops
   llvm::DenseMap<const Stmt *, std::string> ScopeName; // C++ scope objects
   llvm::DenseSet<const Stmt *> NeedsDoneLabel;         // C: see rewrite()
   llvm::DenseMap<const CallExpr *, uint64_t> SiteIds;
-  std::vector<const Stmt *> LoopStack; // instrumented loops around the walk
+  std::vector<const Stmt *> LoopStack;    // instrumented loops around the walk
   std::vector<const Stmt *> BreakTargets; // loops and switches around it
-  llvm::DenseSet<const Stmt *> Exited; // loops already marked as left
+  llvm::DenseSet<const Stmt *> Exited;    // loops already marked as left
   llvm::DenseSet<SourceLocation::UIntTy> MacroSitesDone;
   unsigned ScopeCounter = 0;
 };
@@ -395,8 +395,8 @@ bool TranslationUnitInstrumenter::textContains(const Stmt *Outer,
   return offset(OB) <= offset(I) && offset(I) <= offset(OE);
 }
 
-std::string TranslationUnitInstrumenter::irFunctionName(
-    const FunctionDecl *FD) {
+std::string
+TranslationUnitInstrumenter::irFunctionName(const FunctionDecl *FD) {
   std::unique_ptr<MangleContext> MC;
   GlobalDecl GD;
   if (const auto *CD = dyn_cast<CXXConstructorDecl>(FD))
@@ -498,8 +498,8 @@ void TranslationUnitInstrumenter::formatRange(SourceLocation B,
 
 void TranslationUnitInstrumenter::warn(SourceLocation Loc,
                                        llvm::StringRef Msg) {
-  unsigned ID = Diags.getCustomDiagID(DiagnosticsEngine::Warning,
-                                      "sio-instrument: %0");
+  unsigned ID =
+      Diags.getCustomDiagID(DiagnosticsEngine::Warning, "sio-instrument: %0");
   Diags.Report(Loc, ID) << Msg;
 }
 
@@ -610,8 +610,8 @@ void TranslationUnitInstrumenter::closeLoop(const Stmt *L, int Depth) {
   edit(E, Close, closeOrder(Depth, EditKind::LoopScope));
 }
 
-std::string TranslationUnitInstrumenter::exitCalls(
-    llvm::ArrayRef<const Stmt *> Leaving) {
+std::string
+TranslationUnitInstrumenter::exitCalls(llvm::ArrayRef<const Stmt *> Leaving) {
   std::string Calls;
   for (const Stmt *L : Leaving)
     Calls += IsCxx ? ScopeName.lookup(L) + ".exit(); "
@@ -722,9 +722,8 @@ void TranslationUnitInstrumenter::rewrite(const Stmt *S, int Depth) {
     if (auto It = SiteIds.find(CE); It != SiteIds.end())
       wrapSite(CE, It->second, Depth);
 
-  bool IsBreakTarget = isa<ForStmt>(S) || isa<WhileStmt>(S) ||
-                       isa<DoStmt>(S) || isa<CXXForRangeStmt>(S) ||
-                       isa<SwitchStmt>(S);
+  bool IsBreakTarget = isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
+                       isa<CXXForRangeStmt>(S) || isa<SwitchStmt>(S);
   if (IsBreakTarget)
     BreakTargets.push_back(S);
   for (const Stmt *L : LeftEarly)
@@ -793,8 +792,8 @@ void TranslationUnitInstrumenter::instrumentFunction(const FunctionDecl *FD) {
       W.walk(D->getBody());
       W.walk(D->getCond());
     }
-    bool DoesIo = llvm::any_of(
-        F.Calls, [&](const Expr *C) { return inIrLoop(C, L); });
+    bool DoesIo =
+        llvm::any_of(F.Calls, [&](const Expr *C) { return inIrLoop(C, L); });
     if (!DoesIo)
       continue;
     LoopInfoRec Rec;
@@ -945,7 +944,8 @@ bool TranslationUnitInstrumenter::run() {
   }
   EditedFiles.insert(MainPath);
   for (const std::string &File : EditedFiles) {
-    FileID FID = SM.translateFile(*SM.getFileManager().getOptionalFileRef(File));
+    FileID FID =
+        SM.translateFile(*SM.getFileManager().getOptionalFileRef(File));
     llvm::StringRef Code = SM.getBufferData(FID);
     if (Code.contains("sio/instrument.h")) {
       unsigned ID = Diags.getCustomDiagID(
@@ -955,9 +955,9 @@ bool TranslationUnitInstrumenter::run() {
       Diags.Report(ID) << File;
       return false;
     }
-    Out.add(File, {firstIncludeOffset(SM, FID, LO), 0,
-                   "#include <sio/instrument.h> /* sio-instrument */\n",
-                   -1000000});
+    Out.add(File,
+            {firstIncludeOffset(SM, FID, LO), 0,
+             "#include <sio/instrument.h> /* sio-instrument */\n", -1000000});
   }
   Out.setTrailer(MainPath, tables());
   if (Opts.Verbose) {

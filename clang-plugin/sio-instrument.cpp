@@ -40,16 +40,16 @@ namespace {
 
 cl::OptionCategory Category("sio-instrument options");
 
-cl::opt<std::string> OutDir(
-    "o", cl::value_desc("dir"),
-    cl::desc("Write the instrumented files below <dir>, at their paths "
-             "relative to --root (default: sio-instrumented)"),
-    cl::cat(Category));
-cl::opt<bool> InPlace(
-    "in-place",
-    cl::desc("Rewrite the files themselves, keeping each original as "
-             "<file>.sio-orig"),
-    cl::cat(Category));
+cl::opt<std::string>
+    OutDir("o", cl::value_desc("dir"),
+           cl::desc("Write the instrumented files below <dir>, at their paths "
+                    "relative to --root (default: sio-instrumented)"),
+           cl::cat(Category));
+cl::opt<bool>
+    InPlace("in-place",
+            cl::desc("Rewrite the files themselves, keeping each original as "
+                     "<file>.sio-orig"),
+            cl::cat(Category));
 cl::opt<std::string> RootDir(
     "root", cl::value_desc("dir"),
     cl::desc("Only files below <dir> are rewritten (default: the common "
@@ -59,7 +59,8 @@ cl::opt<bool> Verbose("verbose",
                       cl::desc("Print every instrumented site and loop"),
                       cl::cat(Category));
 
-const char *const Overview = R"(sio-instrument: put siotrace.so's instrumentation into the source
+const char *const Overview =
+    R"(sio-instrument: put siotrace.so's instrumentation into the source
 
 Writes, for every I/O call, its site id, and for every loop that does I/O,
 enter/iteration/exit markers, as plain calls into the sio runtime, so that
@@ -76,8 +77,9 @@ result with -I<sio>/include and link -lsiotrace-rt (docs/plugin.md).
 std::string workingDirectory(CompilerInstance &CI) {
   if (!CI.getCodeGenOpts().DebugCompilationDir.empty())
     return CI.getCodeGenOpts().DebugCompilationDir;
-  if (llvm::ErrorOr<std::string> Cwd =
-          CI.getFileManager().getVirtualFileSystem().getCurrentWorkingDirectory())
+  if (llvm::ErrorOr<std::string> Cwd = CI.getFileManager()
+                                           .getVirtualFileSystem()
+                                           .getCurrentWorkingDirectory())
     return *Cwd;
   llvm::SmallString<256> Cwd;
   llvm::sys::fs::current_path(Cwd);
@@ -97,7 +99,8 @@ public:
     }
     // Edits go to a scratch set first: a failing unit adds nothing.
     sio::RewriteSet Mine = Out;
-    if (!sio::instrumentTranslationUnit(Ctx, workingDirectory(CI), Opts, Mine) ||
+    if (!sio::instrumentTranslationUnit(Ctx, workingDirectory(CI), Opts,
+                                        Mine) ||
         CI.getDiagnostics().hasErrorOccurred()) {
       Ok = false;
       return;
@@ -159,11 +162,10 @@ std::vector<std::string> mpiWrapperFlags(llvm::StringRef Compiler) {
   llvm::SmallString<128> OutFile;
   if (llvm::sys::fs::createTemporaryFile("sio-instrument-mpi", "txt", OutFile))
     return {};
-  std::optional<llvm::StringRef> Redirects[] = {std::nullopt,
-                                                llvm::StringRef(OutFile),
-                                                llvm::StringRef("")};
-  int RC = llvm::sys::ExecuteAndWait(*Exe, {*Exe, "-show"}, std::nullopt,
-                                     Redirects);
+  std::optional<llvm::StringRef> Redirects[] = {
+      std::nullopt, llvm::StringRef(OutFile), llvm::StringRef("")};
+  int RC =
+      llvm::sys::ExecuteAndWait(*Exe, {*Exe, "-show"}, std::nullopt, Redirects);
   auto Buf = llvm::MemoryBuffer::getFile(OutFile);
   llvm::sys::fs::remove(OutFile);
   if (RC != 0 || !Buf)
@@ -248,8 +250,8 @@ bool writeFile(llvm::StringRef Path, llvm::StringRef Text) {
 } // namespace
 
 int main(int argc, const char **argv) {
-  auto Parser = CommonOptionsParser::create(argc, argv, Category,
-                                            cl::OneOrMore, Overview);
+  auto Parser = CommonOptionsParser::create(argc, argv, Category, cl::OneOrMore,
+                                            Overview);
   if (!Parser) {
     llvm::errs() << "sio-instrument: error: "
                  << llvm::toString(Parser.takeError()) << "\n";
