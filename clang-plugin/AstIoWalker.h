@@ -12,6 +12,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Mangle.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -75,6 +76,22 @@ private:
   clang::ASTContext &Ctx;
   clang::ASTNameGenerator &Gen;
   IoWalkObserver &Observer;
+};
+
+/// Calls `Derived::visitDefinition(FD)` for every function of a translation
+/// unit that CodeGen emits a body for: template instantiations and implicit
+/// code included, template patterns and invalid declarations not.
+template <typename Derived>
+class EmittedFunctionVisitor : public clang::RecursiveASTVisitor<Derived> {
+public:
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return true; }
+  bool VisitFunctionDecl(clang::FunctionDecl *FD) {
+    if (FD->doesThisDeclarationHaveABody() && !FD->isDependentContext() &&
+        !FD->isInvalidDecl() && FD->getBody())
+      static_cast<Derived *>(this)->visitDefinition(FD);
+    return true;
+  }
 };
 
 } // namespace sio

@@ -18,7 +18,6 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Mangle.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/CodeGenOptions.h"
 #include "clang/Basic/Diagnostic.h"
@@ -64,25 +63,20 @@ private:
   sio::AstFunctionLocations &Out;
 };
 
-class FunctionCollector : public RecursiveASTVisitor<FunctionCollector> {
+class FunctionCollector
+    : public sio::EmittedFunctionVisitor<FunctionCollector> {
 public:
   FunctionCollector(ASTContext &Ctx, sio::AstLocationTable &Table)
       : Ctx(Ctx), Gen(Ctx), Table(Table) {}
-  bool shouldVisitTemplateInstantiations() const { return true; }
-  bool shouldVisitImplicitCode() const { return true; }
 
-  bool VisitFunctionDecl(FunctionDecl *FD) {
-    if (!FD->doesThisDeclarationHaveABody() || FD->isDependentContext() ||
-        FD->isInvalidDecl() || !FD->getBody())
-      return true;
+  void visitDefinition(FunctionDecl *FD) {
     sio::AstFunctionLocations L;
     LocationRecorder R(Ctx.getSourceManager(), L);
     sio::IoBodyWalker(Ctx, Gen, R).walkFunction(FD);
     if (L.Sites.empty() && L.Loops.empty())
-      return true;
+      return;
     for (const std::string &N : sio::allSymbolNames(Gen, FD))
       Table.Functions[N] = L;
-    return true;
   }
 
 private:

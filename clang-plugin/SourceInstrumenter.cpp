@@ -8,7 +8,6 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Analysis/CFG.h"
 #include "clang/Analysis/CFGStmtMap.h"
@@ -83,16 +82,11 @@ struct LoopInfoRec {
 /// The functions of the translation unit, their direct callees, and which of
 /// them do I/O directly or through other functions defined here (the same
 /// fixed point SioTracePass computes over the module).
-class FunctionGraph : public RecursiveASTVisitor<FunctionGraph> {
+class FunctionGraph : public EmittedFunctionVisitor<FunctionGraph> {
 public:
   explicit FunctionGraph(ASTContext &Ctx) : Ctx(Ctx), Gen(Ctx) {}
-  bool shouldVisitTemplateInstantiations() const { return true; }
-  bool shouldVisitImplicitCode() const { return true; }
 
-  bool VisitFunctionDecl(FunctionDecl *FD) {
-    if (!FD->doesThisDeclarationHaveABody() || FD->isDependentContext() ||
-        FD->isInvalidDecl() || !FD->getBody())
-      return true;
+  void visitDefinition(FunctionDecl *FD) {
     Collector C;
     IoBodyWalker(Ctx, Gen, C).walkFunction(FD);
     const FunctionDecl *Key = FD->getCanonicalDecl();
@@ -100,7 +94,6 @@ public:
     Callees[Key] = std::move(C.Callees);
     if (C.DoesIo)
       IoFunctions.insert(Key);
-    return true;
   }
 
   void computeFixedPoint() {
