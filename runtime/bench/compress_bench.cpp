@@ -34,6 +34,32 @@ void BM_EventInMarkerLoop(benchmark::State &state) {
 }
 BENCHMARK(BM_EventInMarkerLoop);
 
+/// The runtime's path (convert() hands the compressor RawEvents): in a marker
+/// loop's steady state each call is checked against the prediction and
+/// counted, with no Event built.
+void BM_RawEventInMarkerLoop(benchmark::State &state) {
+  sio::rt::IntraRankCompressor c;
+  c.loopEnter(1);
+  int64_t k = 0;
+  sio::rt::RawParam params[3] = {{"fh", nullptr, 0}, {"offset", nullptr, 0}, {"count", nullptr, 4096}};
+  sio::rt::RawEvent ev;
+  ev.op = "MPI_File_write_at";
+  ev.layer = Layer::MPIIO;
+  ev.site = 42;
+  ev.params = params;
+  ev.nparams = 3;
+  ev.computeNs = 1000;
+  ev.durationNs = 5000;
+  for (auto _ : state) {
+    c.loopIter(1);
+    params[1].value = 4096 * k++;
+    c.event(ev);
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["fast_fraction"] = double(c.fastEventCount()) / double(c.eventCount());
+}
+BENCHMARK(BM_RawEventInMarkerLoop);
+
 void BM_EventWithoutMarkers(benchmark::State &state) {
   sio::rt::IntraRankCompressor c;
   int64_t k = 0;

@@ -186,36 +186,38 @@ void convert(State &s, ThreadBuffer *b, const Record &r) {
   case RecKind::Event: break;
   }
   const CallInfo &ci = kCallInfo[r.call];
-  Event ev;
+  RawParam params[kMaxSlots];
+  for (int i = 0; i < r.nslots; ++i) {
+    params[i].name = r.slots[i].name;
+    params[i].text = nullptr;
+    params[i].value = r.slots[i].value;
+    if (r.strMask & (1u << i)) {
+      int64_t id = r.slots[i].value;
+      static const std::string kNoString;
+      params[i].text = id >= 0 && size_t(id) < s.strings.size() ? &s.strings[size_t(id)] : &kNoString;
+    }
+  }
+  RawEvent ev;
   ev.op = ci.op;
   ev.layer = ci.layer;
   ev.site = r.id;
   ev.inner = r.inner != 0;
-  ev.params.reserve(r.nslots);
-  for (int i = 0; i < r.nslots; ++i) {
-    Value v;
-    if (r.strMask & (1u << i)) {
-      int64_t id = r.slots[i].value;
-      v = id >= 0 && size_t(id) < s.strings.size() ? s.strings[size_t(id)] : std::string();
-    } else {
-      v = Expr(r.slots[i].value);
-    }
-    ev.params.push_back(Param{r.slots[i].name, ElasticValue(std::move(v), RankList())});
-  }
+  ev.params = params;
+  ev.nparams = r.nslots;
   // Compute time: since the previous event of this thread; inner events count
   // from the start of their MPI-IO call or the previous inner event.
   uint64_t &ref = r.inner ? b->lastInnerRef : b->lastEnd;
   if (ref == 0)
     ref = s.startTicks;
-  ev.compute.add(r.t0 > ref ? ticksToNs(r.t0 - ref) : 0);
-  ev.duration.add(r.t1 > r.t0 ? ticksToNs(r.t1 - r.t0) : 0);
+  ev.computeNs = r.t0 > ref ? ticksToNs(r.t0 - ref) : 0;
+  ev.durationNs = r.t1 > r.t0 ? ticksToNs(r.t1 - r.t0) : 0;
   if (r.inner) {
     ref = r.t1;
   } else {
     b->lastEnd = r.t1;
     b->lastInnerRef = r.t0;
   }
-  s.comp.event(std::move(ev));
+  s.comp.event(ev);
   ++s.events;
 }
 

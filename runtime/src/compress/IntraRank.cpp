@@ -93,6 +93,26 @@ public:
 
   size_t bytes() const { return sizeof(*this) + table_.capacity() * sizeof(Rational); }
 
+  /// The next sample and the step after it, when the line is known and both
+  /// are integers (the steady state of an affine parameter).
+  bool predict(int64_t &next, int64_t &step) const {
+    if (tabled_ || known_ != 2)
+      return false;
+    try {
+      std::optional<int64_t> y = at(static_cast<int64_t>(count_)).asInteger(), d = step_.asInteger();
+      if (!y || !d)
+        return false;
+      next = *y;
+      step = *d;
+      return true;
+    } catch (const std::exception &) { // overflow
+      return false;
+    }
+  }
+
+  /// add() of the sample predict() gave: it fits the line by construction.
+  void addPredicted() { ++count_; }
+
 private:
   Rational at(int64_t k) const { return known_ < 2 ? (known_ ? y0_ : Rational(0)) : y0_ + step_ * Rational(k - k0_); }
 
@@ -180,6 +200,30 @@ public:
         ++term;
       }
     }
+    ++masks_.back().second;
+  }
+
+  /// Text slot: its text, equal in every iteration.
+  const std::string *text() const { return text_ ? &*text_ : nullptr; }
+
+  /// The next integer sample when the model already predicts it: a constant
+  /// or affine value with no other terms, after unmasked samples only.
+  bool predictNext(int64_t &next, int64_t &step) const {
+    if (text_ || masks_.empty() || masks_.back().first != 0 || !tables_.empty())
+      return false;
+    if (coefficients_.empty()) { // zero so far
+      next = step = 0;
+      return true;
+    }
+    if (coefficients_.size() != 1 || !coefficients_.begin()->first.empty())
+      return false;
+    return coefficients_.begin()->second.predict(next, step);
+  }
+
+  /// add() of the sample predictNext() gave (or of the text), in O(1).
+  void addPredicted() {
+    for (auto &[monomial, fitter] : coefficients_)
+      fitter.addPredicted();
     ++masks_.back().second;
   }
 
@@ -479,6 +523,29 @@ private:
   }
 };
 
+/// The steady state of a marker loop whose run has a body of events only:
+/// what the next iteration's calls will be, so that a call that matches is
+/// only counted (RawEvent path). The pointers are into the frame's run and
+/// its folder, which do not change while the path is armed; any other change
+/// to the frame disarms it first (CompressorState::settle).
+struct FastPath {
+  struct Slot {
+    ValueFitter *fitter;
+    const std::string *name;
+    const std::string *text; ///< text slot: the text; else integer
+    int64_t next, step;
+  };
+  struct Call {
+    Event *templ;
+    size_t firstSlot;
+  };
+  bool armed = false;
+  std::vector<Call> calls;
+  std::vector<Slot> slots;
+  size_t matched = 0; ///< calls of the current iteration matched so far
+  std::vector<std::pair<uint64_t, uint64_t>> timings; ///< their compute, duration
+};
+
 /// An instrumented loop being recorded (or the root, the program itself).
 struct Frame {
   uint64_t loopId = 0;
@@ -488,12 +555,14 @@ struct Frame {
   std::optional<Node> run;  ///< equal-structure iterations folded so far
   std::unique_ptr<Folder> runFolder;
   uint64_t runHash = 0;
+  FastPath fast;
 };
 
 struct CompressorState {
   CompressorOptions opts;
   std::vector<Frame> frames;
   uint64_t events = 0;
+  uint64_t fastEvents = 0;
 
   explicit CompressorState(CompressorOptions o) : opts(o) { reset(); }
 
@@ -568,6 +637,117 @@ struct CompressorState {
     g.run = Node{RankList(), std::move(loop)};
   }
 
+  // --- Steady-state fast path (see FastPath) ---
+
+  /// Arms the top frame after an iteration when its run is in steady state.
+  void tryArm() {
+    Frame &f = frames.back();
+    FastPath &fp = f.fast;
+    fp.armed = false;
+    if (f.isRoot || !f.inIteration || !f.run || !f.runFolder || f.runFolder->iterations < 2 ||
+        !f.iteration.empty())
+      return;
+    fp.calls.clear();
+    fp.slots.clear();
+    size_t slot = 0;
+    for (Node &n : f.run->loop().body) {
+      if (!n.isEvent())
+        return;
+      Event &e = n.event();
+      fp.calls.push_back({&e, fp.slots.size()});
+      for (Param &p : e.params) {
+        ValueFitter &vf = f.runFolder->values[slot++];
+        FastPath::Slot s{&vf, &p.name, vf.text(), 0, 0};
+        if (!s.text && !vf.predictNext(s.next, s.step))
+          return;
+        fp.slots.push_back(s);
+      }
+    }
+    if (fp.calls.empty())
+      return;
+    fp.timings.resize(fp.calls.size());
+    fp.matched = 0;
+    fp.armed = true;
+  }
+
+  bool matchFast(FastPath &fp, const RawEvent &e) {
+    if (fp.matched == fp.calls.size())
+      return false; // a call more than the iteration has
+    const FastPath::Call &c = fp.calls[fp.matched];
+    const Event &t = *c.templ;
+    if (e.site != t.site || e.layer != t.layer || e.inner != t.inner || e.nparams != t.params.size() ||
+        t.op != e.op)
+      return false;
+    for (size_t i = 0; i < e.nparams; ++i) {
+      const FastPath::Slot &s = fp.slots[c.firstSlot + i];
+      const RawParam &p = e.params[i];
+      if (*s.name != p.name)
+        return false;
+      if (s.text ? !p.text || *p.text != *s.text : p.text || p.value != s.next)
+        return false;
+    }
+    fp.timings[fp.matched++] = {e.computeNs, e.durationNs};
+    return true;
+  }
+
+  /// The iteration matched in full: what sampleIteration would do.
+  void commitFast(Frame &f) {
+    FastPath &fp = f.fast;
+    for (size_t j = 0; j < fp.calls.size(); ++j) {
+      fp.calls[j].templ->compute.add(fp.timings[j].first);
+      fp.calls[j].templ->duration.add(fp.timings[j].second);
+    }
+    bool overflow = false;
+    for (FastPath::Slot &s : fp.slots) {
+      s.fitter->addPredicted();
+      if (!s.text)
+        overflow |= __builtin_add_overflow(s.next, s.step, &s.next);
+    }
+    ++f.runFolder->iterations;
+    fp.matched = 0;
+    if (overflow)
+      fp.armed = false;
+  }
+
+  /// The calls matched so far, as the Events they stand for, into the
+  /// general path; the frame is disarmed.
+  void replayFast(Frame &f) {
+    FastPath &fp = f.fast;
+    fp.armed = false;
+    for (size_t j = 0; j < fp.matched; ++j) {
+      const FastPath::Call &c = fp.calls[j];
+      Event ev;
+      ev.op = c.templ->op;
+      ev.layer = c.templ->layer;
+      ev.site = c.templ->site;
+      ev.inner = c.templ->inner;
+      ev.params.reserve(c.templ->params.size());
+      for (size_t i = 0; i < c.templ->params.size(); ++i) {
+        const FastPath::Slot &s = fp.slots[c.firstSlot + i];
+        Value v = s.text ? Value(*s.text) : Value(Expr(s.next));
+        ev.params.push_back(Param{*s.name, ElasticValue(std::move(v), RankList())});
+      }
+      ev.compute.add(fp.timings[j].first);
+      ev.duration.add(fp.timings[j].second);
+      append(Node{RankList(), std::move(ev)});
+    }
+    fp.matched = 0;
+  }
+
+  /// Before anything but a matching call touches the top frame: a complete
+  /// matched iteration is committed if the iteration ends here, a partial
+  /// one replayed; the frame is disarmed either way.
+  void settle(bool iterationEnds) {
+    Frame &f = frames.back();
+    if (!f.fast.armed)
+      return;
+    if (iterationEnds && f.fast.matched == f.fast.calls.size())
+      commitFast(f);
+    else
+      replayFast(f);
+    f.fast.armed = false;
+  }
+
   void closeFrame() {
     size_t k = frames.size() - 1;
     if (frames[k].inIteration)
@@ -611,12 +791,27 @@ IntraRankCompressor::IntraRankCompressor(IntraRankCompressor &&) noexcept = defa
 IntraRankCompressor &IntraRankCompressor::operator=(IntraRankCompressor &&) noexcept = default;
 
 void IntraRankCompressor::loopEnter(uint64_t loopId) {
+  state_->settle(false);
   state_->frames.emplace_back();
   state_->frames.back().loopId = loopId;
 }
 
 void IntraRankCompressor::loopIter(uint64_t loopId) {
+  detail::Frame &top = state_->frames.back();
+  if (top.fast.armed && !top.isRoot && top.loopId == loopId) {
+    if (top.fast.matched == top.fast.calls.size()) {
+      state_->commitFast(top);
+      if (!top.fast.armed) // the prediction overflowed: ask the fitters again
+        state_->tryArm();
+      return;
+    }
+    if (top.fast.matched == 0)
+      return; // an empty iteration counts for nothing
+  }
   auto k = state_->findFrame(loopId);
+  // An iter of a loop that is open ends the top frame's iteration (its own,
+  // or by closing it); one of an unknown loop enters it inside the iteration.
+  state_->settle(k.has_value());
   if (!k) {
     loopEnter(loopId);
     k = state_->frames.size() - 1;
@@ -627,30 +822,58 @@ void IntraRankCompressor::loopIter(uint64_t loopId) {
   if (frame.inIteration)
     state_->endIteration(*k);
   state_->frames[*k].inIteration = true;
+  state_->tryArm();
 }
 
 void IntraRankCompressor::loopExit(uint64_t loopId) {
   auto k = state_->findFrame(loopId);
   if (!k)
     return;
+  state_->settle(true);
   while (state_->frames.size() > *k)
     state_->closeFrame();
 }
 
 void IntraRankCompressor::event(sio::trace::Event ev) {
+  state_->settle(false);
   for (auto &p : ev.params)
     detail::soleValue(p.value); // exactly one entry from here on
   ++state_->events;
   state_->append(sio::trace::Node{sio::trace::RankList(), std::move(ev)});
 }
 
+void IntraRankCompressor::event(const RawEvent &raw) {
+  detail::Frame &top = state_->frames.back();
+  if (top.fast.armed && state_->matchFast(top.fast, raw)) {
+    ++state_->events;
+    ++state_->fastEvents;
+    return;
+  }
+  sio::trace::Event ev;
+  ev.op = raw.op;
+  ev.layer = raw.layer;
+  ev.site = raw.site;
+  ev.inner = raw.inner;
+  ev.params.reserve(raw.nparams);
+  for (size_t i = 0; i < raw.nparams; ++i) {
+    const RawParam &p = raw.params[i];
+    sio::trace::Value v = p.text ? sio::trace::Value(*p.text) : sio::trace::Value(sio::trace::Expr(p.value));
+    ev.params.push_back(sio::trace::Param{p.name, sio::trace::ElasticValue(std::move(v), sio::trace::RankList())});
+  }
+  ev.compute.add(raw.computeNs);
+  ev.duration.add(raw.durationNs);
+  event(std::move(ev)); // settles the fast path first
+}
+
 std::vector<sio::trace::Node> IntraRankCompressor::finish(int64_t rank, int64_t nranks) {
+  state_->settle(true);
   while (state_->frames.size() > 1)
     state_->closeFrame();
   std::vector<sio::trace::Node> nodes = state_->frames[0].iteration.take();
   detail::finalizeNodes(nodes, 0, sio::trace::RankList::single(rank));
   state_->reset();
   state_->events = 0;
+  state_->fastEvents = 0;
   return nodes;
 }
 
@@ -668,5 +891,6 @@ size_t IntraRankCompressor::approxBytes() const {
 }
 
 uint64_t IntraRankCompressor::eventCount() const { return state_->events; }
+uint64_t IntraRankCompressor::fastEventCount() const { return state_->fastEvents; }
 
 } // namespace sio::rt

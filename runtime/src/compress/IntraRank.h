@@ -38,6 +38,23 @@ struct CompressorOptions {
   bool detectRepetition = true;
 };
 
+/// One intercepted call in the runtime's flat form, built without
+/// allocation: what event(Event) receives, before it becomes an Event.
+struct RawParam {
+  const char *name;
+  const std::string *text; ///< non-null: a text value (a file name)
+  int64_t value = 0;       ///< otherwise the integer value
+};
+struct RawEvent {
+  const char *op;
+  sio::trace::Layer layer = sio::trace::Layer::POSIX;
+  uint64_t site = 0;
+  bool inner = false;
+  const RawParam *params = nullptr;
+  size_t nparams = 0;
+  uint64_t computeNs = 0, durationNs = 0; ///< one sample each
+};
+
 namespace detail {
 struct CompressorState;
 }
@@ -63,6 +80,14 @@ public:
   /// in this rank's tables.
   void event(sio::trace::Event ev);
 
+  /// The same call in flat form; the result is exactly that of
+  /// event(Event). In a marker loop's steady state (the loop has run twice,
+  /// its body is events only, every integer parameter is a constant or
+  /// affine in the index) the call is checked against the prediction for the
+  /// next iteration and only counted, with no Event built; anything else
+  /// takes the general path.
+  void event(const RawEvent &ev);
+
   /// Closes open loops and returns the rank's body: every node, elastic entry
   /// and loop count carries RankList::single(rank). The compressor is empty
   /// afterwards and may be reused.
@@ -75,6 +100,9 @@ public:
 
   /// Events received since construction or the last finish().
   uint64_t eventCount() const;
+  /// Of those, the ones the steady-state path counted without building an
+  /// Event (see event(const RawEvent &)).
+  uint64_t fastEventCount() const;
 
 private:
   std::unique_ptr<detail::CompressorState> state_;

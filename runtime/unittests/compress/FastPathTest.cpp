@@ -1,0 +1,187 @@
+// The steady-state path of IntraRankCompressor::event(const RawEvent &) must
+// change nothing but the cost: fed the same calls as Events and as
+// RawEvents, two compressors return identical bodies (structure, models,
+// timing statistics), and the path is actually taken in steady loops.
+#include "Expand.h"
+#include "IntraRank.h"
+
+#include <gtest/gtest.h>
+#include <random>
+
+namespace sio::rt::test {
+namespace {
+
+using namespace sio::trace;
+
+/// Feeds one compressor Events and another RawEvents, with the same timing.
+struct Twin {
+  IntraRankCompressor viaEvent, viaRaw;
+  std::vector<FlatEvent> fed;
+  uint64_t clock = 0;
+
+  void event(const FlatEvent &e) {
+    fed.push_back(e);
+    const uint64_t compute = 50 + clock % 7 * 100, duration = 5 + clock % 3;
+    ++clock;
+    Event ev = makeEvent(e);
+    ev.compute = TimingStats();
+    ev.duration = TimingStats();
+    ev.compute.add(compute);
+    ev.duration.add(duration);
+    viaEvent.event(std::move(ev));
+
+    std::vector<RawParam> params;
+    for (const auto &[name, v] : e.params) {
+      RawParam p{name.c_str(), nullptr, 0};
+      if (const int64_t *i = std::get_if<int64_t>(&v))
+        p.value = *i;
+      else
+        p.text = &std::get<std::string>(v);
+      params.push_back(p);
+    }
+    RawEvent raw;
+    raw.op = e.op.c_str();
+    raw.layer = Layer::MPIIO;
+    raw.site = e.site;
+    raw.params = params.data();
+    raw.nparams = params.size();
+    raw.computeNs = compute;
+    raw.durationNs = duration;
+    viaRaw.event(raw);
+  }
+  void enter(uint64_t id) { viaEvent.loopEnter(id), viaRaw.loopEnter(id); }
+  void iter(uint64_t id) { viaEvent.loopIter(id), viaRaw.loopIter(id); }
+  void exit(uint64_t id) { viaEvent.loopExit(id), viaRaw.loopExit(id); }
+
+  /// Both bodies; fails the test if they differ or do not replay `fed`.
+  void check(const std::string &what) {
+    EXPECT_EQ(viaRaw.eventCount(), viaEvent.eventCount()) << what;
+    auto a = viaEvent.finish(0, 1), b = viaRaw.finish(0, 1);
+    ASSERT_EQ(a, b) << what;
+    ASSERT_EQ(expandNodes(b, 0, 1), fed) << what;
+  }
+};
+
+FlatEvent write(int64_t offset, uint64_t site = 1, int64_t count = 64) {
+  return makeFlat("MPI_File_write_at", site,
+                  {{"fh", 0}, {"offset", offset}, {"count", count}});
+}
+
+TEST(FastPath, AffineLoopIsCountedWithoutEvents) {
+  Twin t;
+  t.enter(7);
+  for (int i = 0; i < 1000; ++i) {
+    t.iter(7);
+    t.event(write(960 * i + 4));
+    t.event(makeFlat("pwrite", 2,
+                     {{"fd", 3}, {"count", 64}, {"offset", 960 * i + 4}}));
+  }
+  t.exit(7);
+  // Two iterations fold the run, the third arms the path.
+  EXPECT_EQ(t.viaRaw.fastEventCount(), 2u * (1000 - 2));
+  EXPECT_EQ(t.viaEvent.fastEventCount(), 0u);
+  t.check("affine loop");
+}
+
+TEST(FastPath, BreaksInTheSteadyStateFallBackExactly) {
+  Twin t;
+  t.enter(1);
+  for (int i = 0; i < 40; ++i) {
+    t.iter(1);
+    t.event(write(i == 17 ? 5 : 64 * i)); // one irregular value
+    if (i != 23)                          // one shorter iteration
+      t.event(makeFlat("fsync", 3, {{"fd", 3}}));
+    if (i == 30) // one longer iteration
+      t.event(makeFlat("fsync", 3, {{"fd", 3}}));
+    if (i % 10 == 9) // empty iterations
+      t.iter(1);
+    if (i == 35) { // a nested loop appears
+      t.enter(2);
+      t.iter(2);
+      t.event(write(1));
+      t.exit(2);
+    }
+  }
+  t.exit(1);
+  EXPECT_GT(t.viaRaw.fastEventCount(), 0u);
+  t.check("breaks");
+}
+
+TEST(FastPath, TextAndOverflowAndMissingExit) {
+  Twin t;
+  t.enter(1);
+  const int64_t big =
+      INT64_MAX - 9 * 1000 - 1; // the last value fits, its successor does not
+  for (int i = 0; i < 10; ++i) {
+    t.iter(1);
+    t.event(makeFlat(
+        "fopen", 4,
+        {{"path", i == 6 ? std::string("b.txt") : std::string("a.txt")},
+         {"mode", 1}}));
+    t.event(write(big + 1000 * i));
+  }
+  // No exit marker: finish() closes the loop.
+  EXPECT_GT(t.viaRaw.fastEventCount(), 0u);
+  t.check("text and overflow");
+}
+
+TEST(FastPath, RandomProgramsGiveIdenticalBodies) {
+  uint64_t fast = 0;
+  for (uint32_t seed = 1; seed <= 400; ++seed) {
+    std::mt19937 g(seed);
+    Twin t;
+    std::vector<int64_t> idx;
+    // Nested marker loops with long trip counts (so that the path arms),
+    // affine values, and now and then an irregular value, a structure
+    // change, an empty iteration, a missing exit or an unknown iter.
+    auto body = [&](auto &self, int depth) -> void {
+      int items = 1 + static_cast<int>(g() % 3);
+      for (int k = 0; k < items; ++k) {
+        if (g() % 3 == 0 && depth < 3) {
+          uint64_t id = 10 + g() % 4;
+          int trips = static_cast<int>(g() % 12);
+          std::mt19937 shape = g;
+          t.enter(id);
+          for (int i = 0; i < trips; ++i) {
+            t.iter(id);
+            if (g() % 23 == 0)
+              t.iter(id); // empty iteration
+            std::mt19937 saved = g;
+            g = shape;
+            idx.push_back(i);
+            self(self, depth + 1);
+            idx.pop_back();
+            g = saved;
+            if (g() % 29 == 0)
+              t.event(write(-1, 9)); // structure change
+          }
+          if (g() % 6 != 0)
+            t.exit(id);
+          if (g() % 17 == 0)
+            t.iter(99); // an iter of a loop never entered
+        } else {
+          int64_t offset = static_cast<int64_t>(g() % 4) * 100;
+          for (size_t d = 0; d < idx.size(); ++d)
+            offset += static_cast<int64_t>(d + 1) * 64 * idx[d];
+          if (g() % 19 == 0)
+            offset = static_cast<int64_t>(g() % 1000); // irregular
+          uint64_t site = 1 + g() % 3;
+          if (g() % 5 == 0)
+            t.event(makeFlat("fopen", site,
+                             {{"path", std::string(g() % 7 ? "x" : "y")}}));
+          else
+            t.event(write(offset, site, 8 + static_cast<int64_t>(g() % 2) * 8));
+        }
+      }
+    };
+    body(body, 0);
+    fast += t.viaRaw.fastEventCount();
+    t.check("seed " + std::to_string(seed));
+    if (HasFatalFailure())
+      return;
+  }
+  EXPECT_GT(fast, 1000u) << "the steady-state path was hardly taken";
+}
+
+} // namespace
+} // namespace sio::rt::test
