@@ -232,12 +232,27 @@ std::string commDescription(MpiTables &t, int64_t handle) {
 
 } // namespace
 
+/// Bumped whenever a file handle gets or loses its code: invalidates every
+/// thread's cached handle (ThreadState::lastFh).
+std::atomic<uint64_t> g_handleEpoch{1};
+
 int64_t fhCode(const void *fh) {
-  Blocked blk; // a signal handler must not find this lock held
-  MpiTables &t = T();
-  std::lock_guard lk(t.mu);
-  auto it = t.fh.find(fh);
-  return it == t.fh.end() ? -1 : it->second;
+  ThreadState &ts = tls;
+  const uint64_t epoch = g_handleEpoch.load(std::memory_order_acquire);
+  if (ts.lastFh == fh && ts.lastFhEpoch == epoch)
+    return ts.lastFhCode;
+  int64_t code;
+  {
+    Blocked blk; // a signal handler must not find this lock held
+    MpiTables &t = T();
+    std::lock_guard lk(t.mu);
+    auto it = t.fh.find(fh);
+    code = it == t.fh.end() ? -1 : it->second;
+  }
+  ts.lastFh = fh;
+  ts.lastFhCode = code;
+  ts.lastFhEpoch = epoch;
+  return code;
 }
 
 int64_t fhOpen(const void *fh) {
@@ -249,7 +264,9 @@ int64_t fhOpen(const void *fh) {
   while (t.fhInUse.count(code))
     ++code;
   t.fhInUse.insert(code);
-  return t.fh[fh] = code;
+  t.fh[fh] = code;
+  g_handleEpoch.fetch_add(1, std::memory_order_acq_rel);
+  return code;
 }
 
 void fhClose(const void *fh) {
@@ -260,6 +277,7 @@ void fhClose(const void *fh) {
   if (it != t.fh.end()) {
     t.fhInUse.erase(it->second);
     t.fh.erase(it);
+    g_handleEpoch.fetch_add(1, std::memory_order_acq_rel);
   }
 }
 
@@ -336,6 +354,9 @@ void commFree(int64_t comm) {
 }
 
 int64_t datatypeCode(int64_t datatype) {
+  ThreadState &ts = tls;
+  if (ts.lastNamedTypeCode != 0 && ts.lastNamedType == datatype)
+    return ts.lastNamedTypeCode - 1;
   Blocked blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
@@ -343,8 +364,11 @@ int64_t datatypeCode(int64_t datatype) {
   if (it != t.dtype.end()) {
     // Only derived types can be freed and their handle reused: re-check the
     // envelope (cheap) before trusting the cached code.
-    if (it->second.second.combiner == MPI_COMBINER_NAMED)
+    if (it->second.second.combiner == MPI_COMBINER_NAMED) {
+      ts.lastNamedType = datatype;
+      ts.lastNamedTypeCode = it->second.first + 1;
       return it->second.first;
+    }
   }
   return describeType(t, MPI_Datatype(datatype), 0);
 }

@@ -93,6 +93,14 @@ struct ThreadState {
   uint32_t mpiioOpen;  ///< a recorded MPI-IO call is in progress: nested POSIX is inner
   uint64_t pendingSite;
   ThreadBuffer *buf;
+  /// Last file handle and named datatype this thread looked up, so that a
+  /// loop of MPI-IO calls takes no lock (MpiHandles.cpp). The handle entry
+  /// holds while g_handleEpoch is unchanged; named types never change code.
+  const void *lastFh;
+  int64_t lastFhCode;
+  uint64_t lastFhEpoch;
+  int64_t lastNamedType;
+  int64_t lastNamedTypeCode;
 };
 
 extern thread_local ThreadState tls __attribute__((tls_model("initial-exec")));
