@@ -82,6 +82,9 @@ struct State {
   std::vector<std::string> strings;
   std::unordered_map<std::string, int64_t> stringIds;
   uint64_t startTicks = 0;
+  /// When MPI_Init returned: the first gap after it starts there, since a
+  /// replay runs its own MPI_Init before it (MPI_Init is not an event).
+  uint64_t mpiInitEndTicks = 0;
   std::string startTime;
   double nsPerTick = 1.0;
   std::vector<RegisteredTables> tables;
@@ -209,6 +212,8 @@ void convert(State &s, ThreadBuffer *b, const Record &r) {
   uint64_t &ref = r.inner ? b->lastInnerRef : b->lastEnd;
   if (ref == 0)
     ref = s.startTicks;
+  if (s.mpiInitEndTicks && ref < s.mpiInitEndTicks && r.t0 >= s.mpiInitEndTicks)
+    ref = s.mpiInitEndTicks;
   ev.computeNs = r.t0 > ref ? ticksToNs(r.t0 - ref) : 0;
   ev.durationNs = r.t1 > r.t0 ? ticksToNs(r.t1 - r.t0) : 0;
   if (r.inner) {
@@ -659,6 +664,7 @@ void onMpiInitialized() {
   PMPI_Comm_size(MPI_COMM_WORLD, &s.nranks);
   // A private communicator: the merge's messages never meet the program's.
   PMPI_Comm_dup(MPI_COMM_WORLD, &s.mergeComm);
+  s.mpiInitEndTicks = ticks();
 }
 
 void finalizeMpi() {
