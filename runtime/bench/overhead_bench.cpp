@@ -105,49 +105,24 @@ double mean(const std::vector<double> &v) {
 // thread's CPU clock, so preemption by other processes on a shared machine
 // does not count, and neither does the drain thread (reported apart as
 // drain_ns: its CPU time per traced call).
-void BM_PairedPwrite(benchmark::State &state) {
-  constexpr int kBlock = 512;
-  int t = hot().traced, r = hot().raw;
-  char c = 'a';
-  std::vector<double> traced, raw;
-  uint64_t proc0 = cpuNs(CLOCK_PROCESS_CPUTIME_ID), self0 = cpuNs(CLOCK_THREAD_CPUTIME_ID);
-  for (auto _ : state) {
-    uint64_t a = cpuNs(CLOCK_THREAD_CPUTIME_ID);
-    for (int i = 0; i < kBlock; ++i)
-      benchmark::DoNotOptimize(pwrite(t, &c, 1, 0));
-    uint64_t b = cpuNs(CLOCK_THREAD_CPUTIME_ID);
-    for (int i = 0; i < kBlock; ++i)
-      benchmark::DoNotOptimize(syscall(SYS_pwrite64, r, &c, 1, 0));
-    uint64_t d = cpuNs(CLOCK_THREAD_CPUTIME_ID);
-    traced.push_back(double(b - a) / kBlock);
-    raw.push_back(double(d - b) / kBlock);
-  }
-  uint64_t others = (cpuNs(CLOCK_PROCESS_CPUTIME_ID) - proc0) - (cpuNs(CLOCK_THREAD_CPUTIME_ID) - self0);
-  double mt = median(traced), mr = median(raw);
-  state.counters["traced_ns"] = mt;
-  state.counters["raw_ns"] = mr;
-  state.counters["added_ns"] = mt - mr;
-  state.counters["added_mean_ns"] = mean(traced) - mean(raw);
-  state.counters["drain_ns"] = double(others) / double(traced.size() * kBlock);
-  state.SetItemsProcessed(int64_t(state.iterations()) * 2 * kBlock);
-}
-BENCHMARK(BM_PairedPwrite)->Iterations(4000);
-
-// The same inside a marker loop, as a program built with sio-cxx makes it
-// (each traced call preceded by the plugin's iteration marker): the drain
-// thread's compressor takes its steady-state path, which drain_ns shows.
-void BM_PairedPwriteInMarkerLoop(benchmark::State &state) {
+//
+// With `inMarkerLoop` each traced call is preceded by the plugin's iteration
+// marker, as in a program built with sio-cxx: the drain thread's compressor
+// then takes its steady-state path, which drain_ns shows.
+void pairedPwrite(benchmark::State &state, bool inMarkerLoop) {
   constexpr int kBlock = 512;
   constexpr uint64_t kLoop = 0x5107;
   int t = hot().traced, r = hot().raw;
   char c = 'a';
   std::vector<double> traced, raw;
   uint64_t proc0 = cpuNs(CLOCK_PROCESS_CPUTIME_ID), self0 = cpuNs(CLOCK_THREAD_CPUTIME_ID);
-  __sio_loop_enter(kLoop);
+  if (inMarkerLoop)
+    __sio_loop_enter(kLoop);
   for (auto _ : state) {
     uint64_t a = cpuNs(CLOCK_THREAD_CPUTIME_ID);
     for (int i = 0; i < kBlock; ++i) {
-      __sio_loop_iter(kLoop);
+      if (inMarkerLoop)
+        __sio_loop_iter(kLoop);
       benchmark::DoNotOptimize(pwrite(t, &c, 1, 0));
     }
     uint64_t b = cpuNs(CLOCK_THREAD_CPUTIME_ID);
@@ -157,14 +132,22 @@ void BM_PairedPwriteInMarkerLoop(benchmark::State &state) {
     traced.push_back(double(b - a) / kBlock);
     raw.push_back(double(d - b) / kBlock);
   }
-  __sio_loop_exit(kLoop);
+  if (inMarkerLoop)
+    __sio_loop_exit(kLoop);
   uint64_t others = (cpuNs(CLOCK_PROCESS_CPUTIME_ID) - proc0) - (cpuNs(CLOCK_THREAD_CPUTIME_ID) - self0);
-  state.counters["traced_ns"] = median(traced);
-  state.counters["raw_ns"] = median(raw);
-  state.counters["added_ns"] = median(traced) - median(raw);
+  double mt = median(traced), mr = median(raw);
+  state.counters["traced_ns"] = mt;
+  state.counters["raw_ns"] = mr;
+  state.counters["added_ns"] = mt - mr;
+  state.counters["added_mean_ns"] = mean(traced) - mean(raw);
   state.counters["drain_ns"] = double(others) / double(traced.size() * kBlock);
   state.SetItemsProcessed(int64_t(state.iterations()) * 2 * kBlock);
 }
+
+void BM_PairedPwrite(benchmark::State &state) { pairedPwrite(state, false); }
+BENCHMARK(BM_PairedPwrite)->Iterations(4000);
+
+void BM_PairedPwriteInMarkerLoop(benchmark::State &state) { pairedPwrite(state, true); }
 BENCHMARK(BM_PairedPwriteInMarkerLoop)->Iterations(4000);
 
 // An MPI-IO call: blocks of MPI_File_write_at (the wrapper, with ROMIO's
