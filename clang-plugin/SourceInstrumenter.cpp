@@ -594,11 +594,13 @@ void TranslationUnitInstrumenter::closeLoop(const Stmt *L, int Depth) {
     return;
   std::string Close = " }";
   if (!IsCxx) {
-    Close = " __sio_loop_exit(" + hexId(Loops[LoopIndex.lookup(L)].Id) + "); }";
+    Close = " __sio_loop_exit(" + hexId(Loops[LoopIndex.lookup(L)].Id) + ");";
     // A `break` after this loop's exit was marked early jumps past the
-    // normal exit marker (see rewrite()).
+    // normal exit marker (see rewrite()), to a label inside the block so
+    // that the block stays one statement (`if (c) LOOP else ...`).
     if (NeedsDoneLabel.count(L))
       Close += " sio_loop" + std::to_string(LoopIndex.lookup(L)) + "_done:;";
+    Close += " }";
   }
   edit(E, Close, closeOrder(Depth, EditKind::LoopScope));
 }

@@ -99,6 +99,21 @@ void via_header(int n) {
     write_twice(fd, buf);
 }
 
+/* The same as the body of an if with an else: the block that wraps the loop
+ * (and the label its early break jumps to) must stay one statement. */
+void early_io_in_if(int n) {
+  if (n > 0)
+    for (int i = 0; i < n; i++) {
+      write(fd, buf, 1);
+      if (i == 1) {
+        pwrite(fd, buf, 1, 0);
+        break;
+      }
+    }
+  else
+    write(fd, buf, 1);
+}
+
 int main(void) {
   fd = open("/dev/null", O_RDWR);
   read_all();
@@ -110,5 +125,6 @@ int main(void) {
   early_io(3);
   macros(2);
   via_header(2);
+  early_io_in_if(3);
   return 0;
 }
