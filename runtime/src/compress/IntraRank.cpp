@@ -546,6 +546,24 @@ struct FastPath {
   std::vector<std::pair<uint64_t, uint64_t>> timings; ///< their compute, duration
 };
 
+/// The Event a RawEvent stands for (one entry per value, one timing sample).
+Event toEvent(const RawEvent &raw) {
+  Event ev;
+  ev.op = raw.op;
+  ev.layer = raw.layer;
+  ev.site = raw.site;
+  ev.inner = raw.inner;
+  ev.params.reserve(raw.nparams);
+  for (size_t i = 0; i < raw.nparams; ++i) {
+    const RawParam &p = raw.params[i];
+    Value v = p.text ? Value(*p.text) : Value(Expr(p.value));
+    ev.params.push_back(Param{p.name, ElasticValue(std::move(v), RankList())});
+  }
+  ev.compute.add(raw.computeNs);
+  ev.duration.add(raw.durationNs);
+  return ev;
+}
+
 /// An instrumented loop being recorded (or the root, the program itself).
 struct Frame {
   uint64_t loopId = 0;
@@ -714,22 +732,18 @@ struct CompressorState {
   void replayFast(Frame &f) {
     FastPath &fp = f.fast;
     fp.armed = false;
+    std::vector<RawParam> params;
     for (size_t j = 0; j < fp.matched; ++j) {
       const FastPath::Call &c = fp.calls[j];
-      Event ev;
-      ev.op = c.templ->op;
-      ev.layer = c.templ->layer;
-      ev.site = c.templ->site;
-      ev.inner = c.templ->inner;
-      ev.params.reserve(c.templ->params.size());
-      for (size_t i = 0; i < c.templ->params.size(); ++i) {
+      const Event &t = *c.templ;
+      params.clear();
+      for (size_t i = 0; i < t.params.size(); ++i) {
         const FastPath::Slot &s = fp.slots[c.firstSlot + i];
-        Value v = s.text ? Value(*s.text) : Value(Expr(s.next));
-        ev.params.push_back(Param{*s.name, ElasticValue(std::move(v), RankList())});
+        params.push_back({s.name->c_str(), s.text, s.next});
       }
-      ev.compute.add(fp.timings[j].first);
-      ev.duration.add(fp.timings[j].second);
-      append(Node{RankList(), std::move(ev)});
+      RawEvent raw{t.op.c_str(), t.layer, t.site, t.inner, params.data(), params.size(), fp.timings[j].first,
+                   fp.timings[j].second};
+      append(Node{RankList(), toEvent(raw)});
     }
     fp.matched = 0;
   }
@@ -849,20 +863,7 @@ void IntraRankCompressor::event(const RawEvent &raw) {
     ++state_->fastEvents;
     return;
   }
-  sio::trace::Event ev;
-  ev.op = raw.op;
-  ev.layer = raw.layer;
-  ev.site = raw.site;
-  ev.inner = raw.inner;
-  ev.params.reserve(raw.nparams);
-  for (size_t i = 0; i < raw.nparams; ++i) {
-    const RawParam &p = raw.params[i];
-    sio::trace::Value v = p.text ? sio::trace::Value(*p.text) : sio::trace::Value(sio::trace::Expr(p.value));
-    ev.params.push_back(sio::trace::Param{p.name, sio::trace::ElasticValue(std::move(v), sio::trace::RankList())});
-  }
-  ev.compute.add(raw.computeNs);
-  ev.duration.add(raw.durationNs);
-  event(std::move(ev)); // settles the fast path first
+  event(detail::toEvent(raw)); // settles the fast path first
 }
 
 std::vector<sio::trace::Node> IntraRankCompressor::finish(int64_t rank, int64_t nranks) {
