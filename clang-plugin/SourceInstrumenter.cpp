@@ -205,7 +205,8 @@ private:
   /// Absolute path of the file of \p Loc, "" if not rewritable (system
   /// header, outside the root, macro, built-in).
   std::string rewritableFile(SourceLocation Loc);
-  bool rewritable(FileID FID);
+  /// The same for a file; computed once per file.
+  const std::string &rewritablePath(FileID FID);
   unsigned offset(SourceLocation Loc) { return SM.getFileOffset(Loc); }
   /// The character range of \p S in its file, with the `;` that ends it if it
   /// has one; invalid if the statement does not lie in one rewritable file.
@@ -263,7 +264,7 @@ private:
   RewriteSet &Out;
   bool IsCxx;
 
-  llvm::DenseMap<FileID, bool> RewritableCache;
+  llvm::DenseMap<FileID, std::string> RewritablePaths; // "" = not rewritable
   std::set<std::string> EditedFiles;
   std::vector<SiteInfo> Sites;
   std::vector<LoopInfoRec> Loops;
@@ -286,36 +287,29 @@ private:
   unsigned ScopeCounter = 0;
 };
 
-bool TranslationUnitInstrumenter::rewritable(FileID FID) {
-  auto [It, New] = RewritableCache.try_emplace(FID, false);
-  if (!New)
+const std::string &TranslationUnitInstrumenter::rewritablePath(FileID FID) {
+  auto [It, New] = RewritablePaths.try_emplace(FID);
+  if (!New || FID.isInvalid() ||
+      SM.isInSystemHeader(SM.getLocForStartOfFile(FID)))
     return It->second;
-  if (FID.isInvalid() || SM.isInSystemHeader(SM.getLocForStartOfFile(FID)))
-    return false;
   OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID);
   if (!FE)
-    return false;
+    return It->second;
   llvm::SmallString<256> Abs(FE->getName());
   SM.getFileManager().makeAbsolutePath(Abs);
   llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
   llvm::StringRef Root = Opts.Root;
-  bool Under = Abs.str().starts_with(Root) &&
-               (Abs.size() == Root.size() || Root.ends_with("/") ||
-                Abs[Root.size()] == '/');
-  It->second = Under;
-  return Under;
+  if (Abs.str().starts_with(Root) &&
+      (Abs.size() == Root.size() || Root.ends_with("/") ||
+       Abs[Root.size()] == '/'))
+    It->second = std::string(Abs.str());
+  return It->second;
 }
 
 std::string TranslationUnitInstrumenter::rewritableFile(SourceLocation Loc) {
   if (Loc.isInvalid() || !Loc.isFileID())
     return {};
-  FileID FID = SM.getFileID(Loc);
-  if (!rewritable(FID))
-    return {};
-  llvm::SmallString<256> Abs(SM.getFileEntryRefForID(FID)->getName());
-  SM.getFileManager().makeAbsolutePath(Abs);
-  llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
-  return std::string(Abs.str());
+  return rewritablePath(SM.getFileID(Loc));
 }
 
 /// Whether a statement's text ends before its terminating `;`.
@@ -929,13 +923,9 @@ bool TranslationUnitInstrumenter::run() {
   // Every rewritable file of the translation unit goes to the output, so
   // that rewritten sources find the headers they include.
   for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
-    FileID FID = SM.translateFile(It->first);
-    if (FID.isValid() && rewritable(FID)) {
-      llvm::SmallString<256> Abs(It->first.getName());
-      SM.getFileManager().makeAbsolutePath(Abs);
-      llvm::sys::path::remove_dots(Abs, true);
-      Out.addUnchanged(Abs);
-    }
+    const std::string &Path = rewritablePath(SM.translateFile(It->first));
+    if (!Path.empty())
+      Out.addUnchanged(Path);
   }
   EditedFiles.insert(MainPath);
   for (const std::string &File : EditedFiles) {
