@@ -207,8 +207,9 @@ void convert(State &s, ThreadBuffer *b, const Record &r) {
   ev.inner = r.inner != 0;
   ev.params = params;
   ev.nparams = r.nslots;
-  // Compute time: since the previous event of this thread; inner events count
-  // from the start of their MPI-IO call or the previous inner event.
+  // Compute time: since the previous event of this thread, or since MPI_Init
+  // returned if that is later; inner events count from the start of their
+  // MPI-IO call or the previous inner event.
   uint64_t &ref = r.inner ? b->lastInnerRef : b->lastEnd;
   if (ref == 0)
     ref = s.startTicks;
