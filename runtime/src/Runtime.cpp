@@ -289,6 +289,12 @@ void flushQueue(State &s) {
 
 void drainThreadMain() {
   ++tls.blocked; // nothing this thread does is the application's
+  // A process-directed SIGTERM must reach a thread that can write the
+  // partial trace: on this one (blocked) the handler would skip it.
+  sigset_t term;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &term, nullptr);
   State &s = S();
   DrainQueue &q = Q();
   while (true) {
