@@ -25,18 +25,24 @@ using sio::trace::Layer;
 std::atomic<void *> g_real[kNumCalls];
 thread_local bool t_resolving __attribute__((tls_model("initial-exec")));
 
-void *resolve(CallId id) {
+/// First call of a POSIX/stdio function: finds libc's definition.
+__attribute__((noinline, cold)) void *resolveSlow(CallId id) {
   auto idx = static_cast<size_t>(id);
-  void *p = g_real[idx].load(std::memory_order_acquire);
-  if (__builtin_expect(p != nullptr, 1))
-    return p;
   if (t_resolving)
     return nullptr; // dlsym calling back into a wrapper: let that inner call fail
   t_resolving = true;
-  p = dlsym(RTLD_NEXT, kCallInfo[idx].name);
+  void *p = dlsym(RTLD_NEXT, kCallInfo[idx].name);
   t_resolving = false;
   g_real[idx].store(p, std::memory_order_release);
   return p;
+}
+
+/// One load on every call but the first (inlined into each wrapper).
+inline void *resolve(CallId id) {
+  void *p = g_real[static_cast<size_t>(id)].load(std::memory_order_acquire);
+  if (__builtin_expect(p != nullptr, 1))
+    return p;
+  return resolveSlow(id);
 }
 
 template <CallId ID, class Fn> Fn realPosix() { return reinterpret_cast<Fn>(resolve(ID)); }
@@ -131,9 +137,11 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
       ++ts.mpiioOpen;
   }
   *errnoPtr = savedErrno;
-  uint64_t t0 = ticks();
+  // Calls that are not recorded (a descriptor whose open was not, MPICH's own
+  // housekeeping) pay for no clock reads.
+  uint64_t t0 = ok ? ticks() : 0;
   auto r = callReal(real, as.value...);
-  uint64_t t1 = ticks();
+  uint64_t t1 = ok ? ticks() : 0;
   int err = *errnoPtr;
   if constexpr (kMpi) {
     --ts.depth;
