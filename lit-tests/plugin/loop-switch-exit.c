@@ -2,6 +2,7 @@
 // successor): one exit marker on that edge, not one per case.
 // REQUIRES: plugin
 // RUN: %clang -fplugin=%siotrace -Rpass=siotrace -O0 -S -emit-llvm -o - %s 2>/dev/null | FileCheck %s
+// RUN: %clang -fplugin=%siotrace -Rpass=siotrace -O2 -S -emit-llvm -o - %s 2>/dev/null | FileCheck %s
 #include <unistd.h>
 
 int f(int fd, const char *b, int n) {
