@@ -132,6 +132,63 @@ TEST(Extrap, NToNAndNToNOverNFileNames) {
   EXPECT_EQ(x.files[1].nameFor(31, 32), "agg_7");
 }
 
+// Events that only some ranks run, with rank sets whose start, stride and
+// count follow the rank count: every other rank, the odd ranks, the ranks of
+// a stencil's left column and its two left columns in a 4-wide process grid
+// (a 2-d rank block), and a fixed pair of aggregators.
+Trace stencilTrace(int64_t n) {
+  Trace t = strongTrace(n);
+  auto block = [](int64_t start, std::vector<RankDim> dims) { return RankList::fromBlocks({RankBlock{start, dims}}); };
+  std::vector<RankList> sets = {
+      RankList::range(0, n / 2, 2),                 // even ranks
+      RankList::range(1, n / 2, 2),                 // odd ranks
+      RankList::range(0, n / 4, 4),                 // left column of an (N/4) x 4 grid
+      block(0, {RankDim{4, n / 4}, RankDim{1, 2}}), // its two left columns
+      block(n - 4, {RankDim{1, 4}}),                // the last row
+  };
+  uint64_t site = 0x40;
+  for (const RankList &ranks : sets) {
+    t.body.push_back(eventNode(event("MPI_File_write_at", site++, {}), ranks));
+    t.body.back().event().params = {{"fh", ElasticValue(Value(Expr(0)), ranks)},
+                                    {"offset", ElasticValue(Value(Expr(64) * Expr::rank()), ranks)}};
+  }
+  return t;
+}
+
+TEST(Extrap, StridedAndMeshRankListsFollowTheRankCount) {
+  std::vector<Trace> in = {stencilTrace(8), stencilTrace(12), stencilTrace(16), stencilTrace(20)};
+  for (int64_t target : {24, 32, 40}) {
+    Trace x = run(in, target);
+    auto diffs = diffTraces(x, stencilTrace(target));
+    EXPECT_TRUE(diffs.empty()) << target << ": " << (diffs.empty() ? "" : diffs[0].where + ": " + diffs[0].what);
+  }
+  Trace x = run(in, 32);
+  const size_t first = x.body.size() - 5;
+  EXPECT_EQ(x.body[first].ranks.size(), 16);
+  EXPECT_TRUE(x.body[first + 1].ranks.contains(31));
+  EXPECT_FALSE(x.body[first + 1].ranks.contains(30));
+  EXPECT_EQ(x.body[first + 3].ranks.size(), 16) << "two columns of an 8 x 4 grid";
+  EXPECT_TRUE(x.body[first + 3].ranks.contains(29));
+  EXPECT_FALSE(x.body[first + 3].ranks.contains(30));
+  EXPECT_EQ(x.body[first + 4].ranks, RankList::range(28, 4));
+}
+
+// A rank set that is a stride at some counts and not at others follows no
+// model: refused, naming the ranks seen.
+TEST(Extrap, RefusesRankListsOfChangingShape) {
+  auto trace = [](int64_t n, RankList ranks) {
+    Trace t = strongTrace(n);
+    t.body.push_back(eventNode(event("MPI_File_sync", 0x50, {}), ranks));
+    t.body.back().event().params = {{"fh", ElasticValue(Value(Expr(0)), ranks)}};
+    return t;
+  };
+  std::string err = errorOf({trace(4, RankList::range(0, 2, 2)), trace(8, RankList::fromRanks({0, 3, 5})),
+                             trace(12, RankList::range(0, 6, 2)), trace(16, RankList::range(0, 8, 2))},
+                            32);
+  EXPECT_NE(err.find("rank list"), std::string::npos) << err;
+  EXPECT_NE(err.find("MPI_File_sync"), std::string::npos) << err;
+}
+
 TEST(Extrap, ModuloFamily) {
   auto trace = [](int64_t n) {
     Trace t = strongTrace(n);
