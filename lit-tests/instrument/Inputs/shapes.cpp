@@ -1,5 +1,6 @@
 // Loop shapes and exits particular to C++: range-for, a return from nested
-// loops, an exception, a constructor, a template, a lambda.
+// loops, an exception, a constructor, a template, a lambda; and while, do and
+// a goto out of two loops as C++ (scoped markers, not C's labels).
 #include <fcntl.h>
 #include <stdexcept>
 #include <unistd.h>
@@ -51,6 +52,25 @@ int early_io(int n) {
   return 0;
 }
 
+int while_do_goto(int n) {
+  int i = 0;
+  while (i < n) {
+    write(fd, buf, 1);
+    i++;
+  }
+  do
+    pwrite(fd, buf, 1, i);
+  while (--i > 0);
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) {
+      write(fd, buf, 1);
+      if (a == 1 && b == 1)
+        goto done;
+    }
+done:
+  return i;
+}
+
 template <typename T> void templ(T n) {
   for (T i = 0; i < n; i++)
     write(fd, buf, 1);
@@ -66,6 +86,7 @@ int main() {
   Writer w(2);
   templ<int>(2);
   early_io(3);
+  while_do_goto(3);
   auto each = [](int n) {
     for (int i = 0; i < n; i++)
       write(fd, buf, 1);
