@@ -912,7 +912,7 @@ private:
     out.comment("");
     out.comment("  build: mpicxx -O2 replay.cpp -o replay        (sio-cxx to trace the replay itself)");
     out.comment("  run:   mpiexec -n " + std::to_string(h.nranks) +
-                " ./replay [--fast-forward] [--seed N] [--path-map OLD=NEW]...");
+                " ./replay [--fast-forward] [--seed N] [--print-gaps] [--path-map OLD=NEW]...");
     out.comment("");
     out.comment("Every rank performs the calls of the trace in order, with the same parameters:");
     out.comment("loops stay loops, rank lists are `if` guards on `rank`, and values that the");
