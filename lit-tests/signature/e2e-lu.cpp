@@ -1,11 +1,13 @@
 // Out-of-core LU (seed 002 Table 1), traced: at step k one read ahead of the
 // panel, k+1 reads of a column whose blocks shrink by 4096 bytes, and one
 // read at the start of the file. The file is empty: reads past its end move
-// nothing, and the trace keeps the requested sizes.
-// REQUIRES: runtime, sio-signature
+// nothing, and the trace keeps the requested sizes. The 3-d form needs the
+// plugin's loop markers (without them the reads are one loop with a table).
+// REQUIRES: runtime, sio-signature, plugin
 // RUN: rm -rf %t.d && mkdir -p %t.d && cd %t.d && %sio-cxx-sig -O1 %s -o %t.exe
 // RUN: cd %t.d && env SIO_TRACE_FILE=%t.json %mpiexec -n 1 %t.exe
 // RUN: %sio-signature %t.json | FileCheck %s
+// RUN: %sio-signature --all-ranks %t.json | FileCheck %s
 #include <mpi.h>
 
 #include <vector>

@@ -5,6 +5,7 @@
 // RUN: cd %t.d && env SIO_TRACE_FILE=%t.json %mpiexec -n 4 %t.exe
 // RUN: %sio-signature %t.json | FileCheck %s
 // RUN: %sio-signature --rank 0 %t.json | FileCheck %s --check-prefix=RANK0
+// RUN: %sio-signature --all-ranks %t.json | FileCheck %s
 #include <mpi.h>
 
 #include <vector>
