@@ -459,10 +459,24 @@ void finishNoMpi() {
 
 struct sigaction g_prevTerm, g_prevAbrt;
 
+std::atomic<bool> g_inSignal{false};
+
 void onSignal(int sig) {
   int saved = errno;
+  // A second SIGTERM (mpiexec and the batch system both send one) may land on
+  // another thread (MPICH has one) while this one writes: it waits here for
+  // the first handler to end the process, rather than find the default
+  // disposition and kill it mid-write. Bounded, never a hang.
+  if (g_inSignal.exchange(true)) {
+    for (int i = 0; i < 300; ++i)
+      usleep(100000);
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
+  }
   writePartial(sig == SIGTERM ? "killed by SIGTERM" : "aborted (SIGABRT)", true);
-  // Chain: restore the previous disposition and re-raise.
+  // Chain: restore the previous disposition and re-raise (delivered when
+  // this handler returns: the signal is blocked on this thread until then).
   sigaction(sig, sig == SIGTERM ? &g_prevTerm : &g_prevAbrt, nullptr);
   errno = saved;
   raise(sig);
@@ -473,7 +487,8 @@ void installSignalHandlers() {
   std::memset(&sa, 0, sizeof sa);
   sa.sa_handler = onSignal;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESETHAND;
+  // No SA_RESETHAND: the handler stays installed while it writes (see onSignal).
+  sa.sa_flags = 0;
   sigaction(SIGTERM, &sa, &g_prevTerm);
   sigaction(SIGABRT, &sa, &g_prevAbrt);
 }
