@@ -1,6 +1,6 @@
 // Writes a little, then (before MPI_Finalize) either aborts ("abort"), or
-// announces itself ready with a directory `ready_<rank>` and waits to be
-// killed ("wait"; see term_job.py).
+// announces itself ready with a directory `ready_<rank>.<pid>` and waits to
+// be killed ("wait"; see term_job.py).
 #include <mpi.h>
 
 #include <cstdio>
@@ -22,7 +22,7 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (argc > 1 && std::strcmp(argv[1], "abort") == 0)
     std::abort();
-  std::snprintf(name, sizeof name, "ready_%d", rank);
+  std::snprintf(name, sizeof name, "ready_%d.%ld", rank, long(getpid()));
   mkdir(name, 0755); // not an intercepted call
   for (int i = 0; i < 600; i++)
     usleep(50000);
