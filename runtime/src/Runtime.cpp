@@ -468,9 +468,13 @@ void onSignal(int sig) {
   // the first handler to end the process, rather than find the default
   // disposition and kill it mid-write. Bounded, never a hang.
   if (g_inSignal.exchange(true)) {
+    const struct timespec tenth = {0, 100000000};
     for (int i = 0; i < 300; ++i)
-      usleep(100000);
-    signal(sig, SIG_DFL);
+      nanosleep(&tenth, nullptr); // async-signal-safe, unlike usleep
+    struct sigaction dfl;
+    std::memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, nullptr);
     raise(sig);
     return;
   }
