@@ -459,31 +459,32 @@ void finishNoMpi() {
 
 struct sigaction g_prevTerm, g_prevAbrt;
 
-std::atomic<bool> g_inSignal{false};
+std::atomic<bool> g_inSignal{false}, g_signalDone{false};
+
+/// Restores the disposition the program had and re-raises (delivered when the
+/// handler returns: the signal is blocked on this thread until then).
+void chainSignal(int sig) {
+  sigaction(sig, sig == SIGTERM ? &g_prevTerm : &g_prevAbrt, nullptr);
+  raise(sig);
+}
 
 void onSignal(int sig) {
   int saved = errno;
   // A second SIGTERM (mpiexec and the batch system both send one) may land on
-  // another thread (MPICH has one) while this one writes: it waits here for
-  // the first handler to end the process, rather than find the default
-  // disposition and kill it mid-write. Bounded, never a hang.
+  // another thread (MPICH has one) while this one writes: it waits for the
+  // first handler to finish, rather than find the default disposition and
+  // kill the rank mid-write, then goes where the program's own disposition
+  // sends it. Bounded, never a hang.
   if (g_inSignal.exchange(true)) {
     const struct timespec tenth = {0, 100000000};
-    for (int i = 0; i < 300; ++i)
+    for (int i = 0; i < 300 && !g_signalDone.load(); ++i)
       nanosleep(&tenth, nullptr); // async-signal-safe, unlike usleep
-    struct sigaction dfl;
-    std::memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigaction(sig, &dfl, nullptr);
-    raise(sig);
-    return;
+  } else {
+    writePartial(sig == SIGTERM ? "killed by SIGTERM" : "aborted (SIGABRT)", true);
+    g_signalDone.store(true);
   }
-  writePartial(sig == SIGTERM ? "killed by SIGTERM" : "aborted (SIGABRT)", true);
-  // Chain: restore the previous disposition and re-raise (delivered when
-  // this handler returns: the signal is blocked on this thread until then).
-  sigaction(sig, sig == SIGTERM ? &g_prevTerm : &g_prevAbrt, nullptr);
   errno = saved;
-  raise(sig);
+  chainSignal(sig);
 }
 
 void installSignalHandlers() {
