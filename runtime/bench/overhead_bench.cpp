@@ -12,6 +12,13 @@
 // BM_PairedLseek does the same around lseek, whose short kernel path leaves
 // the wrapper's code and data in L1: the difference is what refetching them
 // after a write costs.
+//
+// SIO_BENCH_IDLE_THREAD=1 starts a thread that only sleeps, so the process is
+// multithreaded from the start as it is once the drain thread runs: with
+// SIO_DRAIN_THREAD=0 and a buffer larger than the benchmark's records
+// (SIO_BUFFER_RECORDS=1048576) that separates the cost of being a
+// multithreaded process from that of handing records to the drain thread
+// (bench/runtime-call-breakdown.sh).
 #include "sio/siotrace_abi.h"
 
 #include <benchmark/benchmark.h>
@@ -20,9 +27,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <fcntl.h>
 #include <string>
+#include <thread>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <vector>
@@ -231,6 +240,11 @@ BENCHMARK(BM_PairedMpiWriteAt)->Arg(1)->Arg(4096)->Arg(65536)->Arg(1 << 20)->Ite
 // between MPI_Init and MPI_Finalize, as in an application).
 int main(int argc, char **argv) {
   g_mpi = std::getenv("SIO_BENCH_NO_MPI") == nullptr;
+  if (const char *idle = std::getenv("SIO_BENCH_IDLE_THREAD"); idle && std::strcmp(idle, "1") == 0)
+    std::thread([] {
+      for (;;)
+        pause();
+    }).detach();
   if (g_mpi)
     MPI_Init(&argc, &argv);
   benchmark::Initialize(&argc, argv);
