@@ -9,9 +9,10 @@
 // mean, which includes the buffer hand-offs); drain_ns, the drain thread's
 // CPU time per traced call (conversion and compression, off the calling
 // thread; with SIO_DRAIN_THREAD=0 that cost lands in added_mean_ns instead).
-// BM_PairedLseek does the same around lseek, whose short kernel path leaves
-// the wrapper's code and data in L1: the difference is what refetching them
-// after a write costs.
+// BM_PairedLseek does the same around lseek, which is not a cancellation
+// point and whose kernel path is short. BM_PairedLibcPwrite pairs glibc's own
+// pwrite (no wrapper) with the raw system call: what glibc adds, which grows
+// once the process has a second thread (cancellation bookkeeping).
 //
 // SIO_BENCH_IDLE_THREAD=1 starts a thread that only sleeps, so the process is
 // multithreaded from the start as it is once the drain thread runs: with
@@ -30,9 +31,10 @@
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
+#include <dlfcn.h>
 #include <string>
-#include <thread>
 #include <sys/syscall.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -171,15 +173,29 @@ BENCHMARK(BM_PairedPwrite)->Iterations(4000);
 void BM_PairedPwriteInMarkerLoop(benchmark::State &state) { pairedPwrite(state, true); }
 BENCHMARK(BM_PairedPwriteInMarkerLoop)->Iterations(4000);
 
-// The same wrapper work around a system call whose kernel path is short: what
-// the wrapper costs when the call leaves its code and data in L1. The gap to
-// BM_PairedPwrite is the refetching after ext4's write path (docs/runtime.md).
+// The same wrapper work around a system call whose kernel path is short and
+// which glibc does not treat as a cancellation point (docs/runtime.md).
 void BM_PairedLseek(benchmark::State &state) {
   pairedCalls(
       state, false, [](int fd) { return lseek(fd, 0, SEEK_SET); },
       [](int fd) { return syscall(SYS_lseek, fd, 0, SEEK_SET); });
 }
 BENCHMARK(BM_PairedLseek)->Iterations(4000);
+
+// glibc's pwrite itself, looked up in libc so the wrapper is not in the way.
+void BM_PairedLibcPwrite(benchmark::State &state) {
+  using PwriteFn = ssize_t (*)(int, const void *, size_t, off_t);
+  static auto libcPwrite = reinterpret_cast<PwriteFn>(dlsym(dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD), "pwrite"));
+  if (libcPwrite == nullptr) {
+    state.SkipWithError("glibc's pwrite not found");
+    return;
+  }
+  static char c = 'a';
+  pairedCalls(
+      state, false, [](int fd) { return libcPwrite(fd, &c, 1, 0); },
+      [](int fd) { return syscall(SYS_pwrite64, fd, &c, 1, 0); });
+}
+BENCHMARK(BM_PairedLibcPwrite)->Iterations(4000);
 
 // An MPI-IO call: blocks of MPI_File_write_at (the wrapper, with ROMIO's
 // inner pwrite recorded as an inner event) alternate with blocks of
