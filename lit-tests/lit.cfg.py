@@ -63,6 +63,16 @@ for feature, path in (("sio-trace", tool("sio-trace")),
     if os.path.exists(path):
         config.available_features.add(feature)
 
+# Optional outside tools of the report tests (scripts/deps.sh installs them).
+import shutil
+import subprocess
+if shutil.which("otf2-print") and os.path.exists(tool("sio-trace")):
+    _help = subprocess.run([tool("sio-trace"), "export", "--help"], capture_output=True, text=True).stdout
+    if "not available" not in _help:
+        config.available_features.add("otf2")
+if shutil.which("chromium"):
+    config.available_features.add("chromium")
+
 # MPICH busy-polls: on a 2-core machine two 32-rank runs at once take minutes
 # and gigabytes. Directories holding runs above 16 ranks set
 #   config.parallelism_group = "sio-mpi-large"

@@ -9,6 +9,7 @@ SIO_DEBIAN_PACKAGES=(
   mpich libmpich-dev
   nlohmann-json3-dev
   libgtest-dev googletest libbenchmark-dev
+  libotf2-trace-dev otf2-tools chromium
 )
 
 sio_install_missing_packages() {

@@ -3,8 +3,11 @@
 //   sio-trace dump T         the trace as text: loops indented, formulas kept
 //   sio-trace stats T        calls and bytes by operation and by file
 //   sio-trace diff A B       structural comparison (exit 1 when different)
+//   sio-trace report T... -o report.html   HTML report (trace/report/)
+//   sio-trace export --format chrome|otf2 T -o OUT   timelines (trace/report/)
 //
 // Exit codes: 0 success / traces equal, 1 traces differ, 2 bad input or usage.
+#include "sio/report/Commands.h"
 #include "sio/trace/Diff.h"
 #include "sio/trace/Json.h"
 #include "sio/trace/Summary.h"
@@ -40,6 +43,10 @@ commands:
   stats <trace>         totals, calls and bytes by operation and by file
   diff <a> <b>          structural comparison; exit 0 when equal, 1 with
                         the first differences printed
+  report <trace>... -o <report.html>
+                        self-contained HTML report with plots (docs/report.md)
+  export --format chrome|otf2 <trace> -o <out>
+                        timeline for Perfetto/chrome://tracing or OTF2 tools
 
 options:
   -h, --help            this help (sio-trace <command> --help for a command)
@@ -409,6 +416,10 @@ int main(int argc, char **argv) {
       return cmdStats(rest);
     if (cmd == "diff")
       return cmdDiff(rest);
+    if (cmd == "report")
+      return sio::report::reportCommand(rest);
+    if (cmd == "export")
+      return sio::report::exportCommand(rest);
     usageError("unknown command '" + cmd + "' (try 'sio-trace --help')");
   } catch (const UsageError &e) {
     std::cerr << "sio-trace: error: " << e.message << "\n";

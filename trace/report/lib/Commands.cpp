@@ -1,0 +1,197 @@
+#include "sio/report/Commands.h"
+
+#include "sio/report/Export.h"
+#include "sio/report/Report.h"
+#include "sio/trace/Json.h"
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <vector>
+#include <stdexcept>
+
+namespace sio::report {
+
+const char *const kReportHelp = R"(usage: sio-trace report [options] <trace>... -o <report.html>
+
+Writes one self-contained HTML file (inline SVG and CSS, no script, nothing
+fetched): overview, calls and bytes by operation, layer and file, access
+patterns per file (offset against call order and time, one colour per rank),
+request-size and timing histograms, the loop structure with source locations,
+I/O signatures, and with several traces of one program at different rank
+counts each elastic value's fit against the rank count. The detailed
+sections describe the last trace given. See docs/report.md.
+
+options:
+  -o, --output FILE     where to write the report (required; - = stdout)
+  --max-ranks N         ranks drawn in access-pattern plots (default 64;
+                        more ranks: an evenly spaced sample, named as such)
+  --max-points N        points per access-pattern plot (default 4096)
+)";
+
+const char *const kExportHelp = R"(usage: sio-trace export --format chrome|otf2 [options] <trace> -o <out>
+
+Expands the trace rank by rank into a timeline:
+  chrome   Chrome trace event JSON (Perfetto, chrome://tracing): one track
+           per rank, one slice per call with its parameters as args; -o FILE
+  otf2     OTF2 archive (otf2-print, Vampir): one location per rank,
+           Enter/Leave per call, IoOperationBegin/Complete per read and
+           write on I/O handles per file; -o DIR (DIR/traces.otf2))SIO_OTF2_NOTE(
+Times are the events' mean computation gap and mean duration; where an
+event's statistics merge several calls the times are reconstructed from
+those histograms (the Chrome file says so in otherData.timing and per slice
+in args.timing).
+
+options:
+  -o, --output PATH     output file (chrome; - = stdout) or directory (otf2)
+  --format F            chrome or otf2 (required)
+  --max-ranks N         tracks written (default 64; 0 = all); more ranks:
+                        an evenly spaced sample, recorded in the output
+  --max-calls N         calls per rank before its track stops (default 1048576)
+)";
+
+namespace {
+
+[[noreturn]] void usage(const std::string &message) { throw std::invalid_argument(message); }
+
+int64_t number(const std::string &cmd, const std::string &flag, const std::string &v) {
+  int64_t n = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || p != v.data() + v.size() || n < 0)
+    usage(cmd + ": " + flag + " needs a non-negative number, got '" + v + "'");
+  return n;
+}
+
+/// Splits `--flag value` / `--flag=value` options from positional arguments.
+struct Parsed {
+  std::map<std::string, std::string> options;
+  std::vector<std::string> positional;
+};
+
+Parsed parse(const std::string &cmd, std::span<const std::string> args, const std::vector<std::string> &known) {
+  Parsed p;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (a == "-o")
+      a = "--output";
+    if (!a.starts_with("--") ) {
+      if (a.starts_with("-") && a != "-")
+        usage(cmd + ": unknown option '" + a + "'");
+      p.positional.push_back(a);
+      continue;
+    }
+    std::string name = a, value;
+    bool inlineValue = false;
+    if (auto eq = a.find('='); eq != std::string::npos) {
+      name = a.substr(0, eq);
+      value = a.substr(eq + 1);
+      inlineValue = true;
+    }
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      usage(cmd + ": unknown option '" + name + "'");
+    if (!inlineValue) {
+      if (i + 1 >= args.size())
+        usage(cmd + ": " + name + " needs a value");
+      value = args[++i];
+    }
+    p.options[name] = value;
+  }
+  return p;
+}
+
+bool wantsHelp(std::span<const std::string> args) {
+  for (const std::string &a : args)
+    if (a == "-h" || a == "--help")
+      return true;
+  return false;
+}
+
+/// Opens `path` for writing ("-" = stdout) and runs `write` on it.
+template <typename F> void withOutput(const std::string &path, F write) {
+  if (path == "-") {
+    write(std::cout);
+    std::cout.flush();
+    return;
+  }
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f)
+    throw std::runtime_error(path + ": cannot open for writing");
+  write(f);
+  f.close();
+  if (!f)
+    throw std::runtime_error(path + ": write failed");
+}
+
+} // namespace
+
+int reportCommand(std::span<const std::string> args) {
+  if (wantsHelp(args)) {
+    std::cout << kReportHelp;
+    return 0;
+  }
+  Parsed p = parse("report", args, {"--output", "--max-ranks", "--max-points"});
+  if (p.positional.empty())
+    usage("report: expected at least one trace file");
+  if (!p.options.count("--output"))
+    usage("report: -o <report.html> is required");
+  ReportOptions opt;
+  if (p.options.count("--max-ranks"))
+    opt.maxRanks = std::max<int64_t>(1, number("report", "--max-ranks", p.options["--max-ranks"]));
+  if (p.options.count("--max-points"))
+    opt.maxPointsPerPlot = uint64_t(std::max<int64_t>(1, number("report", "--max-points", p.options["--max-points"])));
+  std::vector<ReportInput> inputs;
+  for (const std::string &path : p.positional)
+    inputs.push_back({path, trace::readTraceFile(path)});
+  const std::string out = p.options["--output"];
+  withOutput(out, [&](std::ostream &os) { writeReport(os, inputs, opt); });
+  if (out != "-")
+    std::fprintf(stderr, "sio-trace: report written to %s\n", out.c_str());
+  return 0;
+}
+
+int exportCommand(std::span<const std::string> args) {
+  if (wantsHelp(args)) {
+    std::string help = kExportHelp;
+    const std::string marker = "SIO_OTF2_NOTE(";
+    if (auto at = help.find(marker); at != std::string::npos)
+      help.replace(at, marker.size(),
+                   otf2Available() ? "\n" : "\n           (not available: built without libotf2-trace-dev)\n");
+    std::cout << help;
+    return 0;
+  }
+  Parsed p = parse("export", args, {"--output", "--format", "--max-ranks", "--max-calls"});
+  if (p.positional.size() != 1)
+    usage("export: expected one trace file");
+  if (!p.options.count("--format"))
+    usage("export: --format chrome|otf2 is required");
+  if (!p.options.count("--output"))
+    usage("export: -o <output> is required");
+  const std::string format = p.options["--format"];
+  if (format != "chrome" && format != "otf2")
+    usage("export: unknown format '" + format + "' (chrome or otf2)");
+  ExportOptions opt;
+  if (p.options.count("--max-ranks"))
+    opt.maxRanks = number("export", "--max-ranks", p.options["--max-ranks"]);
+  if (p.options.count("--max-calls"))
+    opt.maxCallsPerRank = uint64_t(std::max<int64_t>(1, number("export", "--max-calls", p.options["--max-calls"])));
+  if (format == "otf2" && !otf2Available())
+    usage("export: this sio-trace was built without OTF2 (install libotf2-trace-dev and reconfigure)");
+  trace::Trace t = trace::readTraceFile(p.positional[0]);
+  const std::string out = p.options["--output"];
+  ExportStats st;
+  if (format == "chrome")
+    withOutput(out, [&](std::ostream &os) { st = writeChromeTrace(os, t, opt); });
+  else
+    st = writeOtf2(out, t, opt);
+  std::fprintf(stderr, "sio-trace: %s: %lld of %lld ranks%s, %llu calls, %llu reads/writes%s\n", out.c_str(),
+               (long long)st.ranks, (long long)t.header.nranks, st.sampled ? " (sample)" : "",
+               (unsigned long long)st.calls, (unsigned long long)st.ioOperations,
+               st.truncated ? " (some ranks cut at --max-calls)" : "");
+  return 0;
+}
+
+} // namespace sio::report
