@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
 
 // CHECK: loop 6 iterations (i0){{.*}}:
 // CHECK-NEXT: MPI_File_write_at(fh=0, offset=512*rank + 4096*i0, count=512, datatype=0 MPI_BYTE)
-// CHECK-NEXT: pwrite({{.*}}, count=512, offset=512*rank + 4096*i0) (inner)
+// CHECK-NEXT: pwrite({{.*}}, count=512, offset=512*rank + 4096*i0) -> result=512 (inner)
 // CHECK-NEXT: MPI_File_sync(fh=0)
 // CHECK-NEXT: fsync({{.*}}) (inner)
 // CHECK-NEXT: MPI_File_close(fh=0)

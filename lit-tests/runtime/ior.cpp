@@ -52,7 +52,7 @@ int main(int argc, char **argv) {
 // CHECK: MPI_File_open(comm=0, file=f0 "ior_segmented.dat", amode=9, info=0) -> fh=0
 // CHECK: loop 4 iterations (i0){{.*}}:
 // CHECK-NEXT: MPI_File_write_at(fh=0, offset=1024*rank + 256*i0, count=256, datatype=0 MPI_BYTE)
-// CHECK-NEXT: pwrite({{.*}}offset=1024*rank + 256*i0) (inner)
+// CHECK-NEXT: pwrite({{.*}}offset=1024*rank + 256*i0) -> result=256 (inner)
 // CHECK: MPI_File_sync(fh=0)
 // CHECK: MPI_Barrier(comm=0)
 // CHECK: loop 4 iterations (i0){{.*}}:

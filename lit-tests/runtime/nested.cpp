@@ -32,6 +32,6 @@ int main(int argc, char **argv) {
 // CHECK: loop 3 iterations (i0){{.*}}:
 // CHECK-NEXT: loop 4 iterations (i1){{.*}}:
 // CHECK-NEXT: MPI_File_write_at(fh=0, offset=1200*rank + 400*i0 + 100*i1, count=100, datatype=0 MPI_BYTE)
-// CHECK-NEXT: pwrite({{.*}}, count=100, offset=1200*rank + 400*i0 + 100*i1) (inner)
+// CHECK-NEXT: pwrite({{.*}}, count=100, offset=1200*rank + 400*i0 + 100*i1) -> result=100 (inner)
 // CHECK-NEXT: MPI_File_seek(fh=0, offset=0, whence=600)
 // CHECK-NEXT: MPI_File_close(fh=0)

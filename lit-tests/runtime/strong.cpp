@@ -1,4 +1,5 @@
 // The strong-scaling loop of seed 000 §3.2.3: offset = rank*(960/N) + 960*i.
+// (The file is extended to hold what the reads ask for.)
 // Offsets and counts become exact functions of rank; the loops keep their
 // iteration counts; inner POSIX calls of ROMIO are marked inner.
 // REQUIRES: runtime, sio-trace
@@ -27,6 +28,10 @@ int main(int argc, char **argv) {
     MPI_File_write_at(fh, offset, buf, 960 / n, MPI_BYTE, MPI_STATUS_IGNORE);
   }
   MPI_Barrier(MPI_COMM_WORLD);
+  // The reads reach 320*n*iters: the file is made that long, so that every
+  // read gets its 64 bytes at every rank count (the trace records what each
+  // call moved, and a read past the end would move nothing).
+  MPI_File_set_size(fh, MPI_Offset(320 * n + 2880) * iters);
   for (int i = 0; i < 5 * iters; i++)
     MPI_File_read_at(fh, 320 * rank + 64 * i, buf, 64, MPI_BYTE, MPI_STATUS_IGNORE);
   MPI_File_close(&fh);
@@ -42,10 +47,10 @@ int main(int argc, char **argv) {
 // CHECK: loop 3 iterations
 // N4-NEXT: MPI_File_write_at(fh=0, offset=240*rank + 960*i0, count=240, datatype=0 MPI_BYTE)
 // N8-NEXT: MPI_File_write_at(fh=0, offset=120*rank + 960*i0, count=120, datatype=0 MPI_BYTE)
-// N4-NEXT: pwrite(fd={{.*}}, count=240, offset=240*rank + 960*i0) (inner)
-// N8-NEXT: pwrite(fd={{.*}}, count=120, offset=120*rank + 960*i0) (inner)
+// N4-NEXT: pwrite(fd={{.*}}, count=240, offset=240*rank + 960*i0) -> result=240 (inner)
+// N8-NEXT: pwrite(fd={{.*}}, count=120, offset=120*rank + 960*i0) -> result=120 (inner)
 // CHECK: MPI_Barrier(comm=0)
 // CHECK: loop 5 iterations
 // CHECK-NEXT: MPI_File_read_at(fh=0, offset=320*rank + 64*i0, count=64, datatype=0 MPI_BYTE)
-// CHECK-NEXT: pread(fd={{.*}}, count=64, offset=320*rank + 64*i0) (inner)
+// CHECK-NEXT: pread(fd={{.*}}, count=64, offset=320*rank + 64*i0) -> result=64 (inner)
 // CHECK: MPI_File_close(fh=0)

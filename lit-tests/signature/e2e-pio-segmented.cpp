@@ -1,5 +1,7 @@
 // PIO-Bench segmented access (seed 002 §VI.E), traced with POSIX reads through
 // the file pointer: each rank seeks to its segment and reads it in order.
+// The file holds the data (a read at end of file would move the pointer by
+// nothing, and the trace records that: docs/trace-format.md, Results).
 // REQUIRES: runtime, sio-signature
 // RUN: rm -rf %t.d && mkdir -p %t.d && cd %t.d && %sio-cxx-sig -O1 %s -o %t.exe
 // RUN: cd %t.d && env SIO_TRACE_FILE=%t.json %mpiexec -n 4 %t.exe
@@ -12,10 +14,13 @@
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  int rank;
+  int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   std::vector<char> buf(4096);
-  int fd = open("segmented.dat", O_RDONLY | O_CREAT, 0644);
+  int fd = open("segmented.dat", O_RDWR | O_CREAT, 0644);
+  if (ftruncate(fd, off_t(size) * 100 * 4096) != 0)
+    return 1;
   lseek(fd, off_t(rank) * 100 * 4096, SEEK_SET);
   for (int i = 0; i < 100; i++)
     if (read(fd, buf.data(), 4096) < 0)

@@ -29,6 +29,9 @@ struct Call {
   bool completed = true; ///< Test/Testall: did the requests complete?
   bool releaseRequests = false;
   int nrelease = 0;
+  /// Stands in for MPI_STATUS_IGNORE so the bytes transferred can be read
+  /// (pk::Status); left uninitialised like `release`.
+  MPI_Status status;
   int64_t release[kMaxRelease]; // left uninitialised: Call is built on every intercepted call
 
   int64_t lastInt() const { return nints ? ints[nints - 1] : 0; }
@@ -62,6 +65,8 @@ namespace pk {
 struct Ign {
   template <class T> static bool pre(Call &, const char *, T) { return true; }
   template <class T> static void post(Call &, const char *, T) {}
+  /// The argument handed to the real function (a kind may substitute it).
+  template <class T> static T pass(Call &, T v) { return v; }
 };
 
 struct Int : Ign {
@@ -285,6 +290,23 @@ struct ReqAny : Ign {
   static bool pre(Call &c, const char *n, MPI_Request *reqs) { return ReqAll::scan(c, n, reqs, false); }
 };
 
+/// The status of a blocking MPI-IO read or write: the bytes it moved are
+/// recorded as `result` (MPI_Get_elements_x with MPI_BYTE, which MPICH and
+/// Open MPI answer with the byte count the status holds). MPI_STATUS_IGNORE
+/// is replaced by a status of the runtime's own, so the count is exact for
+/// every call; the application still sees no status.
+struct Status : Ign {
+  static MPI_Status *pass(Call &c, MPI_Status *s) { return s == MPI_STATUS_IGNORE ? &c.status : s; }
+  static void post(Call &c, const char *, MPI_Status *s) {
+    if (c.ret != MPI_SUCCESS || s == nullptr)
+      return;
+    MPI_Count bytes = 0;
+    if (PMPI_Get_elements_x(s == MPI_STATUS_IGNORE ? &c.status : s, MPI_BYTE, &bytes) == MPI_SUCCESS &&
+        bytes != MPI_UNDEFINED && bytes >= 0)
+      c.rec->add("result", int64_t(bytes));
+  }
+};
+
 struct FlagOut : Ign {
   static void post(Call &c, const char *n, int *flag) {
     int f = flag ? *flag : 0;
@@ -292,6 +314,14 @@ struct FlagOut : Ign {
     c.completed = f != 0;
   }
 };
+
+/// MPI's error class of a failed call's return code.
+inline int64_t mpiErrorClass(int code) {
+  int cls = code;
+  if (PMPI_Error_class(code, &cls) != MPI_SUCCESS)
+    cls = code;
+  return cls;
+}
 
 // Return kinds.
 struct None {
@@ -305,6 +335,22 @@ struct RetFd {
       g_fdCode[fd].store(code + 1, std::memory_order_relaxed);
     }
     c.rec->add("fd", code);
+  }
+};
+/// read/write-like calls: the bytes transferred (the return value when it
+/// is not -1; a failure is recorded as `error` by the wrapper).
+struct RetBytes {
+  template <class R> static void post(Call &c, R r) {
+    if (r >= 0)
+      c.rec->add("result", int64_t(r));
+  }
+};
+/// fread/fwrite: items transferred × item size (`size` is the first Int).
+struct RetItems {
+  static void post(Call &c, size_t items) {
+    int64_t bytes = 0;
+    if (!__builtin_mul_overflow(int64_t(items), c.ints[0], &bytes))
+      c.rec->add("result", bytes);
   }
 };
 struct RetStream {

@@ -69,6 +69,16 @@ template <class R> int64_t retValue(R r) {
     return int64_t(r);
 }
 
+/// A POSIX/stdio return value that means failure (errno is set).
+template <class R> bool failedCall(R r) {
+  if constexpr (std::is_pointer_v<R>)
+    return r == nullptr;
+  else if constexpr (std::is_signed_v<R>)
+    return r == R(-1);
+  else
+    return false;
+}
+
 /// The body of every wrapper.
 template <CallId ID, Layer L, class RK, class Fn, class... As>
 __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
@@ -140,7 +150,7 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
   // Calls that are not recorded (a descriptor whose open was not, MPICH's own
   // housekeeping) pay for no clock reads.
   uint64_t t0 = ok ? ticks() : 0;
-  auto r = callReal(real, as.value...);
+  auto r = callReal(real, As::Kind::pass(c, as.value)...);
   uint64_t t1 = ok ? ticks() : 0;
   int err = *errnoPtr;
   if constexpr (kMpi) {
@@ -160,6 +170,16 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
     c.ret = retValue(r);
     RK::post(c, r);
     (As::Kind::post(c, as.name, as.value), ...);
+    // The error, after every other parameter (docs/trace-format.md, Results):
+    // MPI's error class, or errno of a POSIX/stdio call that returned -1
+    // (NULL for fopen). fread/fwrite report no error (a short count may be
+    // end of file); their `result` says what they moved.
+    if constexpr (kMpi) {
+      if (c.ret != MPI_SUCCESS)
+        rec->add("error", pk::mpiErrorClass(int(c.ret)));
+    } else if (failedCall(r)) {
+      rec->add("error", err);
+    }
     c.finish();
     rec->t0 = t0;
     rec->t1 = t1;

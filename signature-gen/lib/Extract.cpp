@@ -168,12 +168,16 @@ private:
     return std::nullopt;
   }
 
+  /// A read or write that happened: a failed one (an `error` result) moved
+  /// nothing and left the file pointer where it was.
   static bool isAccess(const Event &ev) {
-    return !ev.inner && ev.layer != Layer::SYNC && trace::direction(ev.op) != Direction::None;
+    return !ev.inner && ev.layer != Layer::SYNC && trace::direction(ev.op) != Direction::None && !ev.param("error");
   }
 
   /// Events that change no I/O state this analysis tracks.
-  static bool isInert(const Event &ev) { return ev.inner || ev.layer == Layer::SYNC; }
+  static bool isInert(const Event &ev) {
+    return ev.inner || ev.layer == Layer::SYNC || (trace::direction(ev.op) != Direction::None && ev.param("error"));
+  }
 
   void visit(const Node &n, std::vector<int64_t> &indices) {
     if (!n.ranks.contains(rank_) || truncated_)
@@ -252,21 +256,31 @@ private:
       if (!e)
         continue;
       const bool sizeOrOffset = p.name == "offset" || p.name == "count" || p.name == "size" || p.name == "nmemb" ||
-                                p.name == "bytes";
+                                p.name == "bytes" || p.name == "result";
       if (sizeOrOffset ? !affineIn(*e, depth) : usesIndex(*e, depth))
         return false;
     }
     // Affine and integral at indices 0 and 1 means integral coefficients, so
     // size(i) = s0 + i*(s1 - s0) and offset(i) likewise for every i.
+    // Sizes are the requests (the pattern the application issues); a file
+    // pointer moves by what was transferred, so a loop whose calls moved
+    // less than they asked for is expanded.
     indices.back() = 0;
-    auto s0 = trace::transferBytes(t_, ev, env(indices));
+    auto s0 = trace::requestedBytes(t_, ev, env(indices));
     std::optional<int64_t> s1 = s0;
     if (iters > 1) {
       indices.back() = 1;
-      s1 = trace::transferBytes(t_, ev, env(indices));
+      s1 = trace::requestedBytes(t_, ev, env(indices));
     }
     if (!s0 || !s1)
       return false;
+    if (!ev.param("offset") && ev.param("result")) {
+      for (int64_t i : {int64_t(0), iters - 1}) {
+        indices.back() = i;
+        if (trace::transferBytes(t_, ev, env(indices)) != trace::requestedBytes(t_, ev, env(indices)))
+          return false;
+      }
+    }
     const int64_t sizeStep = *s1 - *s0;
     if (depth == 0)
       component_ = access; // a top-level loop of single accesses: one component
@@ -381,8 +395,9 @@ private:
     }
     if (!isAccess(ev))
       return;
-    auto size = trace::transferBytes(t_, ev, env(indices));
-    if (!size) {
+    auto size = trace::requestedBytes(t_, ev, env(indices));
+    auto moved = trace::transferBytes(t_, ev, env(indices));
+    if (!size || !moved) {
       ++unknown_[hs.file];
       return;
     }
@@ -405,7 +420,7 @@ private:
         return;
       }
       r.offset = (mpi ? hs.view.disp : 0) + *hs.pointer;
-      *hs.pointer += *size;
+      *hs.pointer += *moved;
     }
     emit(hs, r, mpi && !hs.view.contiguous);
   }

@@ -15,8 +15,8 @@ namespace sio::trace {
 namespace {
 
 /// Parameters that change calls, bytes or the file a call goes to.
-constexpr std::array<std::string_view, 9> kRelevantParams = {"count", "datatype", "bytes", "size", "nmemb",
-                                                             "file",  "fh",       "fd",    "stream"};
+constexpr std::array<std::string_view, 11> kRelevantParams = {"count", "datatype", "bytes",  "size",  "nmemb", "file",
+                                                              "fh",    "fd",       "stream", "result", "error"};
 /// Handle parameters: a call with both `file` and a handle opens the file.
 constexpr std::array<std::string_view, 3> kHandleParams = {"fh", "fd", "stream"};
 
@@ -261,6 +261,10 @@ private:
     addSat(s_.totalCalls, calls, s_.exact);
     OpSummary &op = s_.byOp[ev.op];
     addSat(op.calls, calls, s_.exact);
+    if (ev.param("error")) {
+      addSat(s_.failedCalls, calls, s_.exact);
+      addSat(op.failed, calls, s_.exact);
+    }
 
     // Follow handles to the files they were opened on.
     std::optional<int64_t> file = evalParam(ev, "file", e);
@@ -347,6 +351,19 @@ Direction direction(std::string_view op) {
 }
 
 std::optional<int64_t> transferBytes(const Trace &trace, const Event &event, const ExprEnv &env) {
+  if (direction(event.op) == Direction::None)
+    return std::nullopt;
+  // A failed call moved nothing; otherwise the recorded result is what it
+  // moved. Without either (traces written before results were recorded,
+  // nonblocking and split-collective starts) the request stands for it.
+  if (event.param("error"))
+    return 0;
+  if (event.param("result"))
+    return evalParam(event, "result", env);
+  return requestedBytes(trace, event, env);
+}
+
+std::optional<int64_t> requestedBytes(const Trace &trace, const Event &event, const ExprEnv &env) {
   const std::string_view op = event.op;
   if (direction(op) == Direction::None)
     return std::nullopt;

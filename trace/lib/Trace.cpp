@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 
 namespace sio::trace {
 
@@ -234,6 +235,34 @@ std::optional<int64_t> sizeOf(const Trace &t, int64_t id, int64_t rank, int dept
 
 std::optional<int64_t> datatypeSize(const Trace &trace, int64_t id, int64_t rank) {
   return sizeOf(trace, id, rank, 0);
+}
+
+std::optional<std::string> errorName(Layer layer, int64_t code) {
+  if (layer == Layer::MPIIO || layer == Layer::SYNC) {
+    // MPI error classes as MPICH numbers them (mpi.h); the class names are
+    // the standard's, so a replay can use them with any MPI.
+    static constexpr const char *kClasses[] = {
+        "MPI_SUCCESS",         "MPI_ERR_BUFFER",     "MPI_ERR_COUNT",       "MPI_ERR_TYPE",
+        "MPI_ERR_TAG",         "MPI_ERR_COMM",       "MPI_ERR_RANK",        "MPI_ERR_ROOT",
+        "MPI_ERR_GROUP",       "MPI_ERR_OP",         "MPI_ERR_TOPOLOGY",    "MPI_ERR_DIMS",
+        "MPI_ERR_ARG",         "MPI_ERR_UNKNOWN",    "MPI_ERR_TRUNCATE",    "MPI_ERR_OTHER",
+        "MPI_ERR_INTERN",      "MPI_ERR_IN_STATUS",  "MPI_ERR_PENDING",     "MPI_ERR_REQUEST",
+        "MPI_ERR_ACCESS",      "MPI_ERR_AMODE",      "MPI_ERR_BAD_FILE",    "MPI_ERR_CONVERSION",
+        "MPI_ERR_DUP_DATAREP", "MPI_ERR_FILE_EXISTS", "MPI_ERR_FILE_IN_USE", "MPI_ERR_FILE",
+        "MPI_ERR_INFO",        "MPI_ERR_INFO_KEY",   "MPI_ERR_INFO_VALUE",  "MPI_ERR_INFO_NOKEY",
+        "MPI_ERR_IO",          "MPI_ERR_NAME",       "MPI_ERR_NO_MEM",      "MPI_ERR_NOT_SAME",
+        "MPI_ERR_NO_SPACE",    "MPI_ERR_NO_SUCH_FILE", "MPI_ERR_PORT",      "MPI_ERR_QUOTA",
+        "MPI_ERR_READ_ONLY",   "MPI_ERR_SERVICE",    "MPI_ERR_SPAWN",       "MPI_ERR_UNSUPPORTED_DATAREP",
+        "MPI_ERR_UNSUPPORTED_OPERATION", "MPI_ERR_WIN"};
+    if (code >= 0 && code < int64_t(std::size(kClasses)))
+      return kClasses[code];
+    return std::nullopt;
+  }
+  if (code <= 0 || code > 4095)
+    return std::nullopt;
+  if (const char *name = strerrorname_np(int(code)))
+    return std::string(name);
+  return std::nullopt;
 }
 
 std::string formatId(uint64_t id) {

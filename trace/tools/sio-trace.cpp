@@ -187,6 +187,9 @@ private:
         return "f" + std::to_string(*id) + " " + quote(f->formatStr());
       return "f" + std::to_string(*id);
     }
+    if (id && param == "error")
+      if (auto name = errorName(layer_, *id))
+        return std::to_string(*id) + " " + *name;
     if (id && (param == "datatype" || param == "etype" || param == "filetype")) {
       if (const ObjectEntry *d = t_.datatype(*id))
         return std::to_string(*id) + " " + (d->name.empty() ? d->kind : d->name);
@@ -219,10 +222,12 @@ private:
       const Event &ev = n.event();
       // A call that names a file and returns a handle opens it: show the
       // handle as its result.
+      // Results (bytes moved, error) are shown there too.
       const bool opens = ev.param("file") != nullptr;
       auto isOutput = [&](const std::string &name) {
-        return opens && (name == "fh" || name == "fd" || name == "stream");
+        return name == "result" || name == "error" || (opens && (name == "fh" || name == "fd" || name == "stream"));
       };
+      layer_ = ev.layer;
       line += ev.op + "(";
       bool first = true;
       for (const Param &p : ev.params) {
@@ -266,6 +271,7 @@ private:
   const Trace &t_;
   std::ostream &os_;
   bool timing_;
+  Layer layer_ = Layer::POSIX; ///< of the event being printed (names its `error`)
 };
 
 //===----------------------------------------------------------------------===//
@@ -325,6 +331,7 @@ int cmdStats(std::span<const std::string> args) {
     std::printf("complete: NO (%llu events dropped)\n", (unsigned long long)h.droppedEvents);
   std::printf("exact: %s\n", s.exact ? "yes" : "no (some values could not be evaluated)");
   std::printf("calls: %llu (inner: %llu)\n", (unsigned long long)s.totalCalls, (unsigned long long)s.innerCalls);
+  std::printf("failed calls: %llu\n", (unsigned long long)s.failedCalls);
   std::printf("bytes read: %lld\n", (long long)s.bytesRead);
   std::printf("bytes written: %lld\n", (long long)s.bytesWritten);
   std::printf("compressed: %llu events, %llu loops\n", (unsigned long long)s.staticEvents,

@@ -2,6 +2,7 @@
 
 #include "sio/trace/Diff.h"
 #include "sio/trace/Json.h"
+#include "sio/trace/Summary.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -423,4 +424,48 @@ TEST(Json, ReadsTheArrayFormOfHistogramsToo) {
   compute["hist"] = OJson::parse("[[7,3],[12,1]]");
   Trace t = readTraceString(doc.dump());
   EXPECT_TRUE(t == richTrace());
+}
+
+//===----------------------------------------------------------------------===//
+// Results (docs/trace-format.md, Results)
+//===----------------------------------------------------------------------===//
+
+TEST(Json, ResultsAndErrorsRoundTripAsParameters) {
+  Trace t = strongTrace();
+  const RankList all = RankList::all(4);
+  Event &open = t.body[0].event();
+  open.params.back().value = ElasticValue(Value(Expr(-1)), all); // fh = -1: it failed
+  open.params.push_back(param("error", Expr(37), all));
+  Event &read = t.body[3].loop().body[0].event();
+  read.params.push_back(param("result", ex("64 - 16*i0"), all));
+  std::string text = writeTraceString(t);
+  EXPECT_NE(text.find("\"error\": 37"), std::string::npos);
+  EXPECT_NE(text.find("\"result\": \"-16*i0 + 64\""), std::string::npos);
+  Trace back = readTraceString(text);
+  EXPECT_TRUE(back == t);
+  const Event &r = back.body[3].loop().body[0].event();
+  ASSERT_EQ(r.params.size(), 5u);
+  EXPECT_EQ(r.params.back().name, "result") << "results come after the call's parameters";
+  EXPECT_TRUE(diffTraces(t, back, {}).empty());
+}
+
+TEST(Json, TracesWithoutResultsStillRead) {
+  // The documented example was written before results were recorded: it
+  // reads, has none, and its calls count the bytes they asked for.
+  Trace t = readTraceFile(SIO_SOURCE_DIR "/lit-tests/trace/Inputs/strong.json");
+  int events = 0;
+  std::function<void(const std::vector<Node> &)> walk = [&](const std::vector<Node> &nodes) {
+    for (const Node &n : nodes) {
+      if (n.isLoop()) {
+        walk(n.loop().body);
+        continue;
+      }
+      ++events;
+      EXPECT_EQ(n.event().param("result"), nullptr);
+      EXPECT_EQ(n.event().param("error"), nullptr);
+    }
+  };
+  walk(t.body);
+  EXPECT_EQ(events, 5);
+  EXPECT_EQ(summarize(t).bytesWritten, 2880);
 }

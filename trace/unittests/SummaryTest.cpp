@@ -139,3 +139,74 @@ TEST(Summary, UnknownSizesMakeTheSummaryInexact) {
   EXPECT_FALSE(s.exact);
   EXPECT_EQ(s.totalCalls, 44u);
 }
+
+//===----------------------------------------------------------------------===//
+// Results (docs/trace-format.md, Results)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// strongTrace with results: the writes failed on ranks 0-1 (EBADF-like
+/// error, no result) and moved their bytes elsewhere; the reads got
+/// `64 - 16*i0` bytes (a read running into the end of the file).
+Trace strongWithResults() {
+  Trace t = strongTrace(4);
+  const RankList all = RankList::all(4);
+  Event &write = t.body[1].loop().body[0].event();
+  write.params.push_back(param("result", Expr(240), all));
+  Event &read = t.body[3].loop().body[0].event();
+  read.params.push_back(param("result", ex("64 - 16*i0"), all));
+  return t;
+}
+
+} // namespace
+
+TEST(Summary, BytesAreWhatCallsMovedNotWhatTheyAskedFor) {
+  Trace t = strongWithResults();
+  TraceSummary s = summarize(t);
+  EXPECT_EQ(s.bytesWritten, 3 * 240 * 4);
+  // 64 + 48 + 32 + 16 + 0 per rank.
+  EXPECT_EQ(s.bytesRead, 4 * (64 + 48 + 32 + 16 + 0));
+  EXPECT_EQ(s.byOp["MPI_File_read_at"].bytes, 4 * 160);
+  EXPECT_EQ(s.failedCalls, 0u);
+  EXPECT_TRUE(s.exact);
+}
+
+TEST(Summary, FailedCallsMoveNothing) {
+  Trace t = strongWithResults();
+  Event &write = t.body[1].loop().body[0].event();
+  write.params.pop_back(); // no result: an error instead
+  write.params.push_back(param("error", Expr(40), RankList::all(4)));
+  TraceSummary s = summarize(t);
+  EXPECT_EQ(s.bytesWritten, 0);
+  EXPECT_EQ(s.byOp["MPI_File_write_at"].calls, 12u);
+  EXPECT_EQ(s.byOp["MPI_File_write_at"].failed, 12u);
+  EXPECT_EQ(s.failedCalls, 12u);
+  EXPECT_EQ(s.byFile[0].bytes, 4 * 160);
+  // The request is still known.
+  const Event &ev = t.body[1].loop().body[0].event();
+  std::vector<int64_t> idx = {0};
+  ExprEnv env{1, 4, std::span<const int64_t>(idx)};
+  EXPECT_EQ(transferBytes(t, ev, env), 0);
+  EXPECT_EQ(requestedBytes(t, ev, env), 240);
+}
+
+TEST(Summary, TracesWithoutResultsCountTheRequests) {
+  // A trace written before results were recorded: the requests stand for
+  // what was moved, as they always did.
+  Trace t = strongTrace(4);
+  const Event &read = t.body[3].loop().body[0].event();
+  std::vector<int64_t> idx = {2};
+  ExprEnv env{3, 4, std::span<const int64_t>(idx)};
+  EXPECT_EQ(transferBytes(t, read, env), 64);
+  EXPECT_EQ(summarize(t).bytesRead, 1280);
+}
+
+TEST(Summary, ErrorNamesPerLayer) {
+  EXPECT_EQ(errorName(Layer::POSIX, 9), "EBADF");
+  EXPECT_EQ(errorName(Layer::STDIO, 2), "ENOENT");
+  EXPECT_EQ(errorName(Layer::MPIIO, 37), "MPI_ERR_NO_SUCH_FILE");
+  EXPECT_EQ(errorName(Layer::MPIIO, 40), "MPI_ERR_READ_ONLY");
+  EXPECT_EQ(errorName(Layer::MPIIO, 1000), std::nullopt);
+  EXPECT_EQ(errorName(Layer::POSIX, -3), std::nullopt);
+}

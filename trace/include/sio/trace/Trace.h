@@ -206,6 +206,12 @@ struct Trace {
 /// derived types from their structure); nullopt if unknown.
 std::optional<int64_t> datatypeSize(const Trace &trace, int64_t id, int64_t rank);
 
+/// The symbolic name of a recorded `error` (docs/trace-format.md, Results):
+/// the errno name for POSIX and stdio ("EBADF", Linux numbering), the MPI
+/// error class for MPI-IO and sync ("MPI_ERR_NO_SUCH_FILE", MPICH
+/// numbering); nullopt for a number without a name.
+std::optional<std::string> errorName(Layer layer, int64_t code);
+
 /// "0x1a2b..." (16 hex digits), the id form used in JSON and by the tools.
 std::string formatId(uint64_t id);
 std::optional<uint64_t> parseId(std::string_view text);
