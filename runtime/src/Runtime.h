@@ -126,6 +126,10 @@ inline uint64_t ticks() {
 }
 uint64_t ticksToNs(uint64_t ticks);
 
+/// Writes one line to the runtime's own duplicate of the standard error the
+/// process started with (never to whatever the program has at fd 2 now).
+void message(const std::string &line);
+
 // ---- buffer -----------------------------------------------------------------
 
 ThreadBuffer *createThreadBuffer();
