@@ -1,5 +1,5 @@
 // Inter-rank merge of per-rank traces (ScalaTrace's inter-node compression,
-// seed 000 §2) and the final model fitting done once at the root.
+// ScalaIOExtrap §2) and the final model fitting done once at the root.
 //
 // Capture's MPI_Finalize driver: every rank builds a Trace (header.nranks = the
 // run's rank count, its own tables, body from IntraRankCompressor::finish),

@@ -71,7 +71,7 @@ void strongScaling(Recorder &rec, int64_t r, int64_t n) {
   rec.event(makeFlat("MPI_File_close", 5, {{"fh", 0}}));
 }
 
-TEST(InterRank, SeedTable1MergesTo240RankPlus960I) {
+TEST(InterRank, ScalaIOExtrapTable1MergesTo240RankPlus960I) {
   std::vector<RankRun> runs;
   for (int64_t r = 0; r < 4; ++r)
     runs.push_back(runRank(r, 4, strongScaling, {"data/strong.dat"}));
