@@ -1,4 +1,4 @@
-// PIO-Bench segmented access (seed 002 §VI.E), traced with POSIX reads through
+// PIO-Bench segmented access (Byna et al. SC08 §VI.E), traced with POSIX reads through
 // the file pointer: each rank seeks to its segment and reads it in order.
 // The file holds the data (a read at end of file would move the pointer by
 // nothing, and the trace records that: docs/trace-format.md, Results).
