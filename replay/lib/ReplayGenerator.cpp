@@ -465,12 +465,39 @@ private:
     return "mappedPath(fileName(" + p("file") + ")).c_str()";
   }
 
+  /// The recorded failure of a call as the arguments of the replay's
+  /// expect*Failure helpers: `MPI_ERR_NO_SUCH_FILE, "MPI_ERR_NO_SUCH_FILE"`,
+  /// `EBADF, "EBADF"` (symbolic where the number has a name, so the replay
+  /// compares classes of its own MPI); empty if the call did not fail.
+  static std::string expectedOrAny(const std::string &expected) {
+    return expected.empty() ? "-1, \"a failure\"" : expected;
+  }
+  std::string expectedError(const Event &e, Params &p) {
+    if (!p.has("error"))
+      return "";
+    auto code = p.constant("error");
+    if (code)
+      if (auto name = sio::trace::errorName(e.layer, *code); name && *code > 0)
+        return *name + ", " + cppStringLiteral(*name);
+    std::string value = code ? std::to_string(*code) : "toInt(" + p("error") + ")";
+    std::string what = e.layer == Layer::MPIIO || e.layer == Layer::SYNC ? "MPI error class " : "errno ";
+    return value + ", " + cppStringLiteral(what + (code ? std::to_string(*code) : "of the trace"));
+  }
+
   std::vector<std::string> callText(const Node &node, Params &p) {
     const Event &e = node.event();
     const std::string &op = e.op;
-    auto mpi = [](const std::string &call) { return "countMpi(" + call + ");"; };
-    auto posix = [](const std::string &call) { return "countPosix(" + call + ");"; };
-    auto fhArg = [&] { return "fh[" + p("fh") + "]"; };
+    // A call that failed in the application is an attempt expected to fail
+    // the same way (docs/replay.md, Failed calls).
+    const std::string expected = expectedError(e, p);
+    auto mpi = [&](const std::string &call) {
+      return expected.empty() ? "countMpi(" + call + ");" : "expectMpiFailure(" + call + ", " + expected + ");";
+    };
+    auto posix = [&](const std::string &call) {
+      return expected.empty() ? "countPosix(" + call + ");" : "expectPosixFailure(" + call + ", " + expected + ");";
+    };
+    // A file handle the application never got (its open failed) is MPI_FILE_NULL.
+    auto fhArg = [&] { return p.constant("fh") == -1 ? std::string("failedFile") : "fh[" + p("fh") + "]"; };
     auto intArg = [&](const std::string &name) {
       auto c = p.constant(name);
       return c && *c >= INT32_MIN && *c <= INT32_MAX ? std::to_string(*c) : "toInt(" + p(name) + ")";
@@ -480,9 +507,12 @@ private:
     case Layer::MPIIO: {
       if (op == "MPI_File_open") {
         std::string amode = p.constant("amode") ? decodeFlags(*p.constant("amode"), kAmodes, nullptr) : intArg("amode");
+        std::string head = "MPI_File_open(" + comm(p) + ", " + path(p) + ", " + amode + ", info[" + p("info") + "], &";
+        auto recorded = p.constant("fh");
+        if (recorded && *recorded < 0) // it failed in the application: the fh table skips it
+          return {"expectMpiOpenFailure(" + head + "failedFile), " + expectedOrAny(expected) + ");"};
         noteOpen(p, "fh", opensForWriting(*p.constant("amode") & (1 | 4 | 8)));
-        return {"mustSucceedMpi(MPI_File_open(" + comm(p) + ", " + path(p) + ", " + amode + ", info[" + p("info") +
-                "], &" + fhArg() + "));"};
+        return {"mustSucceedMpi(" + head + fhArg() + "));"};
       }
       if (op == "MPI_File_close")
         return {mpi("MPI_File_close(&" + fhArg() + ")")};
@@ -536,7 +566,7 @@ private:
                 "  storeRequests(requests, " + first + ");",
                 "}"};
       }
-      return dataAccess(op, p, fhArg, intArg);
+      return dataAccess(op, p, fhArg, intArg, mpi);
     }
     case Layer::POSIX: {
       auto fdArg = [&] { return "fd[" + p("fd") + "]"; };
@@ -551,16 +581,18 @@ private:
           mode = m ? std::string(octal) : "mode_t(" + p("mode") + ")";
         }
         int64_t flagBits = op == "creat" ? 01 : p.constant("flags").value_or(02);
-        noteOpen(p, "fd", opensForWriting((flagBits & 03) != 0 || (flagBits & 0100)));
+        auto recorded = p.constant("fd");
+        const bool failed = recorded && *recorded < 0;
+        if (!failed)
+          noteOpen(p, "fd", opensForWriting((flagBits & 03) != 0 || (flagBits & 0100)));
         std::string args = op == "openat" ? "AT_FDCWD, " : "";
         args += path(p);
         if (!flags.empty())
           args += ", " + flags;
         if (!mode.empty())
           args += ", " + mode;
-        auto recorded = p.constant("fd");
-        if (recorded && *recorded < 0) // it failed in the application too
-          return {posix(op + "(" + args + ")")};
+        if (failed) // it failed in the application: the fd table skips it
+          return {"expectOpenFailure(" + op + "(" + args + "), " + expectedOrAny(expected) + ");"};
         return {fdArg() + " = " + op + "(" + args + ");", "mustSucceedPosix(" + fdArg() + " >= 0);"};
       }
       if (op == "close" || op == "fsync" || op == "fdatasync")
@@ -591,10 +623,10 @@ private:
         if (param && param->value.isUniform())
           if (const auto *m = std::get_if<std::string>(&param->value.entries()[0].value))
             writes = isWriteMode(*m);
-        noteOpen(p, "stream", opensForWriting(writes));
         auto recorded = p.constant("stream");
-        if (recorded && *recorded < 0)
-          return {"if (FILE *failed = fopen(" + path(p) + ", " + mode + "))", "  fclose(failed);"};
+        if (recorded && *recorded < 0) // it failed in the application: the stream table skips it
+          return {"expectFopenFailure(fopen(" + path(p) + ", " + mode + "), " + expectedOrAny(expected) + ");"};
+        noteOpen(p, "stream", opensForWriting(writes));
         return {streamArg() + " = fopen(" + path(p) + ", " + mode + ");", "mustSucceedPosix(" + streamArg() + " != nullptr);"};
       }
       if (op == "fclose" || op == "fflush")
@@ -662,8 +694,8 @@ private:
   }
 
   /// Reads and writes of MPI-IO: blocking, collective, nonblocking, split.
-  template <class FhArg, class IntArg>
-  std::vector<std::string> dataAccess(const std::string &op, Params &p, FhArg fhArg, IntArg intArg) {
+  template <class FhArg, class IntArg, class Mpi>
+  std::vector<std::string> dataAccess(const std::string &op, Params &p, FhArg fhArg, IntArg intArg, Mpi mpi) {
     static const std::set<std::string> kPlain = {
         "MPI_File_read", "MPI_File_read_at", "MPI_File_read_all", "MPI_File_read_at_all", "MPI_File_read_shared",
         "MPI_File_read_ordered", "MPI_File_write", "MPI_File_write_at", "MPI_File_write_all", "MPI_File_write_at_all",
@@ -678,7 +710,7 @@ private:
         "MPI_File_iread", "MPI_File_iread_at", "MPI_File_iread_all", "MPI_File_iread_at_all", "MPI_File_iread_shared",
         "MPI_File_iwrite", "MPI_File_iwrite_at", "MPI_File_iwrite_all", "MPI_File_iwrite_at_all", "MPI_File_iwrite_shared"};
     if (kEnd.count(op))
-      return {"countMpi(" + op + "(" + fhArg() + ", buffer.base(), MPI_STATUS_IGNORE));"};
+      return {mpi(op + "(" + fhArg() + ", buffer.base(), MPI_STATUS_IGNORE)")};
     bool plain = kPlain.count(op), begin = kBegin.count(op), nonblocking = kNonblocking.count(op);
     if (!plain && !begin && !nonblocking)
       throw UnsupportedTrace(context_ + ": the replay generator does not support MPI-IO operation '" + op + "'");
@@ -690,7 +722,7 @@ private:
       args += ", MPI_STATUS_IGNORE";
     if (nonblocking)
       args += ", &request[" + p("request") + "]";
-    return {"countMpi(" + op + "(" + args + "));"};
+    return {mpi(op + "(" + args + ")")};
   }
 
   // ---- communicators ----------------------------------------------------
@@ -821,8 +853,16 @@ private:
     auto bytes = maxOver([&](const ExprEnv &env) { return requestBytes(e, env); }, node.ranks);
     if (bytes)
       largestRequest_ = std::max(largestRequest_, *bytes);
-    if (!bytes || !isRead(e))
+    // A read that failed reached nothing; one that came up short reached
+    // only what it got (its `result`): the input file is made that long, so
+    // that the replay's reads end where the application's did.
+    if (!bytes || !isRead(e) || e.param("error"))
       return;
+    auto moved = [&](const ExprEnv &env) -> std::optional<int64_t> {
+      return e.param("result") ? evalParam(e, "result", env) : requestBytes(e, env);
+    };
+    if (auto m = maxOver(moved, node.ranks))
+      bytes = *m;
     std::string handle = e.layer == Layer::MPIIO ? "fh" : e.layer == Layer::STDIO ? "stream" : "fd";
     auto h = p.constant(handle);
     if (!h)
@@ -837,10 +877,10 @@ private:
       auto offsetEnd = maxOver(
           [&](const ExprEnv &env) -> std::optional<int64_t> {
             auto offset = evalParam(e, "offset", env);
-            auto moved = requestBytes(e, env);
-            if (!offset || !moved)
+            auto got = moved(env);
+            if (!offset || !got || *got == 0)
               return std::nullopt;
-            return *offset * viewUnit(*h, handle, env.rank) + *moved;
+            return *offset * viewUnit(*h, handle, env.rank) + *got;
           },
           node.ranks);
       reach = offsetEnd.value_or(*bytes);
@@ -1257,8 +1297,9 @@ private:
     out.line("if (failedCalls > 0)");
     out.line("  std::fprintf(stderr, \"replay: rank %lld: %lld calls failed (as they may have in the application)\\n\", "
              "rank, failedCalls);");
+    out.line("reportUnexpectedResults();");
     out.line("MPI_Finalize();");
-    out.line("return 0;");
+    out.line("return unexpectedResults > 0 ? 4 : 0;");
     out.close();
   }
 
