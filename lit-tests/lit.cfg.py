@@ -39,6 +39,8 @@ config.substitutions.append(("%sio-cxx", tool("sio-cxx")))
 config.substitutions.append(("%sio-cc", tool("sio-cc")))
 config.substitutions.append(("%siotrace-rt", lib("libsiotrace-rt.so")))
 config.substitutions.append(("%siotrace", lib("siotrace.so")))
+config.substitutions.append(("%sio-prefetch", lib("libsio-prefetch.so")))
+config.substitutions.append(("%sio-libdir", config.sio_lib_dir))
 config.substitutions.append(("%clangxx", os.path.join(config.llvm_bin_dir, "clang++")))
 config.substitutions.append(("%clang", os.path.join(config.llvm_bin_dir, "clang")))
 config.substitutions.append(("%opt", os.path.join(config.llvm_bin_dir, "opt")))
@@ -59,7 +61,8 @@ for feature, path in (("sio-trace", tool("sio-trace")),
                       ("sio-signature", tool("sio-signature")),
                       ("sio-instrument", tool("sio-instrument")),
                       ("plugin", lib("siotrace.so")),
-                      ("runtime", lib("libsiotrace-rt.so"))):
+                      ("runtime", lib("libsiotrace-rt.so")),
+                      ("prefetch", lib("libsio-prefetch.so"))):
     if os.path.exists(path):
         config.available_features.add(feature)
 
