@@ -631,11 +631,16 @@ private:
         return {mpi("MPI_Alltoall(perRank(syncSendAll, " + comm(p) + "), 1, MPI_INT, perRank(syncReceiveAll, " + comm(p) +
                     "), 1, MPI_INT, " + comm(p) + ")")};
       if (op == "MPI_Comm_split" || op == "MPI_Comm_dup") {
-        auto slot = newComms_.find(&e);
-        if (slot == newComms_.end())
-          throw UnsupportedTrace(context_ + ": no " + (op == "MPI_Comm_split" ? "split" : "dup") +
-                                 " communicator in the trace's comm table for it");
-        std::string out = "&comm[" + std::to_string(slot->second) + "]";
+        std::string out;
+        if (p.has("newcomm")) {
+          out = "newComm(" + p("newcomm") + ")"; // its comm-table id; -1: MPI_COMM_NULL
+        } else { // traces before `newcomm` was recorded: the k-th call makes the k-th entry
+          auto slot = newComms_.find(&e);
+          if (slot == newComms_.end())
+            throw UnsupportedTrace(context_ + ": no " + (op == "MPI_Comm_split" ? "split" : "dup") +
+                                   " communicator in the trace's comm table for it");
+          out = "&comm[" + std::to_string(slot->second) + "]";
+        }
         if (op == "MPI_Comm_dup")
           return {mpi("MPI_Comm_dup(" + comm(p) + ", " + out + ")")};
         return {mpi("MPI_Comm_split(" + comm(p) + ", " + intArg("color") + ", " + intArg("key") + ", " + out + ")")};

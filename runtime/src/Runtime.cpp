@@ -538,7 +538,7 @@ Trace buildRankTrace(State &s) {
     f.name.push_back(FileNamePart{s.files[i], std::nullopt, 0});
     t.files.push_back(std::move(f));
   }
-  fillObjectTables(t);
+  fillObjectTables(t, s.rank);
   t.body = s.comp.finish(s.rank, s.nranks);
   return t;
 }

@@ -3,12 +3,14 @@ extrapolate to each target, trace it for real at the target, and compare the
 two traces structurally (timing ignored) with sio-trace diff.
 
 usage: c1.py --exe PROGRAM --bin BUILD_BIN --mpiexec MPIEXEC --work DIR
-             --inputs 4,8,12,16 --targets 20,24,32 [--replay]
+             --inputs 4,8,12,16 --targets 20,24,32 [--replay] [--max-growth F]
 Prints one line per target, "C1 <N>: equal" or the differences, and exits 1
 if any target differs or a step fails. With --replay, the extrapolated trace
 of the last target is also turned into a replay program (sio-extrap
 --emit-replay), compiled with sio-cxx and run at that size, and its trace is
-compared with the extrapolated one ("replay <N>: equal")."""
+compared with the extrapolated one ("replay <N>: equal"). With --max-growth F,
+the real trace at the last target must be at most F times the size of the
+trace at the first input ("size <N>/<n>: ok")."""
 import argparse
 import os
 import subprocess
@@ -22,6 +24,7 @@ p.add_argument("--work", required=True)
 p.add_argument("--inputs", default="4,8,12,16")
 p.add_argument("--targets", default="32")
 p.add_argument("--replay", action="store_true")
+p.add_argument("--max-growth", type=float)
 args = p.parse_args()
 
 os.makedirs(args.work, exist_ok=True)
@@ -72,4 +75,11 @@ if args.replay and not failed:
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     print(f"replay {target}: " + ("equal" if d.returncode == 0 else "differs\n" + d.stdout))
     failed = d.returncode != 0
+if args.max_growth is not None:
+    first, last = args.inputs.split(",")[0], args.targets.split(",")[-1]
+    small = os.path.getsize(os.path.join(args.work, f"trace.{first}.json"))
+    big = os.path.getsize(os.path.join(args.work, f"trace.{last}.json"))
+    ok = big <= args.max_growth * small
+    print(f"size {last}/{first}: " + ("ok" if ok else f"too large") + f" ({big} vs {small} bytes)")
+    failed = failed or not ok
 sys.exit(1 if failed else 0)
