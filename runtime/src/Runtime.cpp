@@ -608,14 +608,14 @@ void finishNoMpi() {
 
 // ---- signals ----------------------------------------------------------------
 
-struct sigaction g_prevTerm, g_prevAbrt;
+struct sigaction g_prev[NSIG]; ///< the program's dispositions, restored to chain
 
 std::atomic<bool> g_inSignal{false}, g_signalDone{false};
 
 /// Restores the disposition the program had and re-raises (delivered when the
 /// handler returns: the signal is blocked on this thread until then).
 void chainSignal(int sig) {
-  sigaction(sig, sig == SIGTERM ? &g_prevTerm : &g_prevAbrt, nullptr);
+  sigaction(sig, &g_prev[sig], nullptr);
   raise(sig);
 }
 
@@ -638,6 +638,85 @@ void onSignal(int sig) {
   chainSignal(sig);
 }
 
+// A fault (SIGSEGV, SIGBUS) may leave the heap or a lock of libc in a state
+// in which writing the partial trace crashes or hangs. A crash inside the
+// handler kills the process with the same signal (it is blocked there, so
+// the kernel forces the default action). Against a hang, an alarm: its
+// handler restores the default disposition of the fault and re-raises it
+// unblocked, so the process still dies of the fault, with its status.
+volatile sig_atomic_t g_faultSig = 0;
+constexpr unsigned kFaultWriteSeconds = 10;
+
+void onFaultWatchdog(int) {
+  int sig = g_faultSig;
+  struct sigaction dfl;
+  std::memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigaction(sig, &dfl, nullptr);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  raise(sig);
+}
+
+void onFault(int sig) {
+  int saved = errno;
+  if (g_inSignal.exchange(true)) {
+    const struct timespec tenth = {0, 100000000};
+    for (int i = 0; i < 300 && !g_signalDone.load(); ++i)
+      nanosleep(&tenth, nullptr);
+  } else {
+    g_faultSig = sig;
+    struct sigaction wd;
+    std::memset(&wd, 0, sizeof wd);
+    wd.sa_handler = onFaultWatchdog;
+    sigemptyset(&wd.sa_mask);
+    sigaction(SIGALRM, &wd, nullptr);
+    alarm(kFaultWriteSeconds);
+    writePartial(sig == SIGSEGV ? "segmentation fault (SIGSEGV)" : "bus error (SIGBUS)", true);
+    alarm(0);
+    g_signalDone.store(true);
+  }
+  errno = saved;
+  // The previous disposition (the default: see installSignalHandlers) kills
+  // the process when the handler returns, or the faulting instruction, run
+  // again, faults again.
+  chainSignal(sig);
+}
+
+/// An alternate stack for the main thread, so that a stack overflow there
+/// still gets its partial trace (other threads' overflows kill the process
+/// without one).
+void installAltStack() {
+  stack_t current;
+  if (sigaltstack(nullptr, &current) == 0 && !(current.ss_flags & SS_DISABLE))
+    return; // the program has one
+  constexpr size_t kSize = 1 << 20;
+  void *mem = std::malloc(kSize);
+  if (!mem)
+    return;
+  stack_t st;
+  st.ss_sp = mem;
+  st.ss_size = kSize;
+  st.ss_flags = 0;
+  if (sigaltstack(&st, nullptr) != 0)
+    std::free(mem);
+}
+
+void installFaultHandlers() {
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = onFault;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_ONSTACK;
+  // A handler installed before ours (UCX's, loaded with libmpi, prints a
+  // backtrace) is chained to; one installed after ours replaces it.
+  sigaction(SIGSEGV, &sa, &g_prev[SIGSEGV]);
+  sigaction(SIGBUS, &sa, &g_prev[SIGBUS]);
+  installAltStack();
+}
+
 void installSignalHandlers() {
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
@@ -645,8 +724,9 @@ void installSignalHandlers() {
   sigemptyset(&sa.sa_mask);
   // No SA_RESETHAND: the handler stays installed while it writes (see onSignal).
   sa.sa_flags = 0;
-  sigaction(SIGTERM, &sa, &g_prevTerm);
-  sigaction(SIGABRT, &sa, &g_prevAbrt);
+  sigaction(SIGTERM, &sa, &g_prev[SIGTERM]);
+  sigaction(SIGABRT, &sa, &g_prev[SIGABRT]);
+  installFaultHandlers();
 }
 
 // ---- fork ------------------------------------------------------------------------
