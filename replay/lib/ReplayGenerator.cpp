@@ -932,7 +932,8 @@ private:
     out.comment("");
     out.comment("  build: mpicxx -O2 replay.cpp -o replay        (sio-cxx to trace the replay itself)");
     out.comment("  run:   mpiexec -n " + std::to_string(h.nranks) +
-                " ./replay [--fast-forward] [--seed N] [--print-gaps] [--path-map OLD=NEW]...");
+                " ./replay [--fast-forward] [--seed N] [--print-gaps] [--root DIR] [--path-map OLD=NEW]...");
+    out.comment("         [--overwrite]");
     out.comment("");
     out.comment("Every rank performs the calls of the trace in order, with the same parameters:");
     out.comment("loops stay loops, rank lists are `if` guards on `rank`, and values that the");
@@ -940,6 +941,14 @@ private:
     out.comment("are computed here, so the program runs at every rank count its models hold for.");
     out.comment("Time-accurate by default: each call waits for a computation gap drawn from the");
     out.comment("trace's histogram of the time before it; --fast-forward drops the gaps.");
+    out.comment("");
+    out.comment("Files: the replay never works on the paths the trace names. Every file goes");
+    out.comment("under the replay root (--root DIR, default ./sio-replay-root): /a/b becomes");
+    out.comment("DIR/abs/a/b, a relative name DIR/rel/name (the replay runs in DIR/rel), and `..`");
+    out.comment("cannot leave the root. --path-map OLD=NEW replays names starting with OLD under");
+    out.comment("NEW instead, outside the root: say so to replay on real storage. Without");
+    out.comment("--overwrite the replay writes no file that exists before it starts: it stops");
+    out.comment("before its first call (exit status 2) naming the file.");
     if (!h.complete)
       out.comment("WARNING: the trace is incomplete (" + std::to_string(h.droppedEvents) + " events dropped).");
     if (approximations_.empty()) {
@@ -979,6 +988,7 @@ private:
     out.raw(objects.str());
     emitChecks(out);
     emitInputFiles(out);
+    emitOverwriteCheck(out);
     out.raw(body_.str());
     out.blank();
     out.line("} // namespace sio_replay");
@@ -1301,6 +1311,19 @@ private:
     out.blank();
   }
 
+  void emitOverwriteCheck(CodeEmitter &out) {
+    std::vector<std::string> ids;
+    for (int64_t id : usedFiles_)
+      if (!reads_.count(id) || writtenFiles_.count(id)) // not a pure input: written, created or truncated
+        ids.push_back(std::to_string(id));
+    out.comment("Files this replay may write, created or truncated: none may exist before it");
+    out.comment("starts unless --overwrite (see the header).");
+    out.open("void checkOverwrites()");
+    out.line("refuseToOverwrite({" + join(ids, ", ") + "});");
+    out.close();
+    out.blank();
+  }
+
   void emitMain(CodeEmitter &out) {
     out.open("int main(int argc, char **argv)");
     out.line("using namespace sio_replay;");
@@ -1316,6 +1339,7 @@ private:
     out.line("return 0;");
     out.close();
     out.line("checkModels();");
+    out.line("checkOverwrites();");
     out.line("createObjects();");
     out.line("for (const char *const *a = kApproximations; rank == 0 && *a; ++a)");
     out.line("  std::fprintf(stderr, \"replay: approximated: %s\\n\", *a);");
