@@ -230,6 +230,17 @@ struct CommFree : Ign {
   static void post(Call &c, const char *, MPI_Comm *) { commFree(c.comm); }
 };
 
+/// MPI_Dims_create's output grid (ndims is the preceding Int), as dims0,
+/// dims1, ... (up to 8 dimensions).
+struct DimsOut : Ign {
+  static void post(Call &c, const char *, int *dims) {
+    static constexpr const char *kNames[] = {"dims0", "dims1", "dims2", "dims3", "dims4", "dims5", "dims6", "dims7"};
+    const int64_t nd = c.lastInt();
+    for (int64_t k = 0; dims && k < nd && k < 8; ++k)
+      c.rec->add(kNames[k], c.ret == MPI_SUCCESS ? dims[k] : 0);
+  }
+};
+
 struct Dtype : Ign {
   static bool pre(Call &c, const char *n, MPI_Datatype t) {
     c.rec->add(n, datatypeCode(int64_t(t)));

@@ -75,6 +75,7 @@ enum class Role { Root, Child, Silent };
 struct State {
   std::recursive_mutex mu;
   Settings settings;
+  std::string startDirectory; ///< cwd at start-up (with '/'): relative trace paths resolve against it
   Role role = Role::Root;
   pid_t pid = 0;
   bool marked = false; ///< SIO_TRACING_PID names this process
@@ -245,9 +246,9 @@ std::string tracePath(const State &s) {
       dir = s.settings.traceFile.substr(0, slash + 1);
     return dir + exeBaseName() + "." + std::to_string(s.pid) + ".sio.json";
   }
-  if (!s.settings.traceFile.empty())
-    return s.settings.traceFile;
-  return exeBaseName() + "." + std::to_string(s.nranks) + ".sio.json";
+  std::string path = !s.settings.traceFile.empty() ? s.settings.traceFile
+                                                   : exeBaseName() + "." + std::to_string(s.nranks) + ".sio.json";
+  return path[0] == '/' ? path : s.startDirectory + path;
 }
 
 void convert(State &s, ThreadBuffer *b, const Record &r) {
@@ -993,6 +994,11 @@ void ensureInit() {
   std::time_t now = std::time(nullptr);
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   s.startTime = buf;
+  // The trace goes where the user started the program, even if it chdirs
+  // (a replay works inside its replay root).
+  char cwd[4096];
+  if (getcwd(cwd, sizeof cwd))
+    s.startDirectory = std::string(cwd) + "/";
   installSignalHandlers();
   std::atexit(finishNoMpi);
   g_active.store(true);
