@@ -62,6 +62,24 @@ exit:
   ret void
 }
 
+; A loop doing only Fortran runtime I/O (PRINT) gets no markers.
+define void @_QPprint_only(ptr %p, i32 %n) {
+entry:
+  br label %loop
+
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i.next, %loop ]
+  %c = call ptr @_FortranAioBeginExternalListOutput(i32 6, ptr %p, i32 3)
+  %ok = call i1 @_FortranAioOutputInteger32(ptr %c, i32 %i)
+  %e = call i32 @_FortranAioEndIoStatement(ptr %c)
+  %i.next = add i32 %i, 1
+  %done = icmp eq i32 %i.next, %n
+  br i1 %done, label %exit, label %loop
+
+exit:
+  ret void
+}
+
 ; REMARKS: remark: <unknown>:0:0: I/O call to mpi_file_write_at_ gets site id
 ; REMARKS: remark: <unknown>:0:0: I/O call to mpi_file_write_at gets site id
 ; REMARKS: remark: <unknown>:0:0: I/O call to mpi_file_write_at__ gets site id
@@ -100,6 +118,9 @@ exit:
 ; CHECK-NOT: invoke
 ; CHECK-NOT: landingpad
 ; CHECK: call void @__sio_loop_exit(
+; CHECK: ret void
+; CHECK-LABEL: define void @_QPprint_only(
+; CHECK-NOT: __sio
 ; CHECK: ret void
 
 ; A C module calling the same functions may unwind out of the loop.
