@@ -38,7 +38,6 @@ config.substitutions.append(("%sio-instrument", tool("sio-instrument")))
 config.substitutions.append(("%sio-cxx", tool("sio-cxx")))
 config.substitutions.append(("%sio-cc", tool("sio-cc")))
 config.substitutions.append(("%sio-fc", tool("sio-fc")))
-config.substitutions.append(("%flang", config.flang))
 config.substitutions.append(("%siotrace-rt", lib("libsiotrace-rt.so")))
 config.substitutions.append(("%siotrace", lib("siotrace.so")))
 config.substitutions.append(("%clangxx", os.path.join(config.llvm_bin_dir, "clang++")))
@@ -66,7 +65,7 @@ for feature, path in (("sio-trace", tool("sio-trace")),
         config.available_features.add(feature)
 # Fortran (lit-tests/fortran): flang-new-19 found at configure time, so the
 # build generated sio-fc (Debian package flang-19; docs/fortran.md).
-if os.path.exists(config.flang) and os.path.exists(tool("sio-fc")):
+if os.path.exists(getattr(config, "flang", "")) and os.path.exists(tool("sio-fc")):
     config.available_features.add("flang")
 
 # Optional outside tools of the report tests (scripts/deps.sh installs them).
