@@ -122,16 +122,16 @@ int main(int argc, char **argv) {
     uint64_t x = 88172645463325252ull + uint64_t(rank);
     for (int i = 0; i < n; ++i) {
       if (pattern == "simple")
-        acc.push_back({(int64_t(i) * nranks + rank) * 65536, 16384});
+        acc.push_back({(int64_t(i) * nranks + rank) * 262144, 65536});
       else if (pattern == "nested")
         acc.push_back(
-            {(int64_t(i / 4) * nranks + rank) * 262144 + (i % 4) * 32768,
-             16384});
+            {(int64_t(i / 4) * nranks + rank) * 1048576 + (i % 4) * 131072,
+             65536});
       else {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        const int64_t span = int64_t(n) * 65536;
+        const int64_t span = int64_t(n) * 262144;
         acc.push_back(
             {int64_t(rank) * span + int64_t(x % uint64_t(span / 16384)) * 16384,
              16384});
@@ -154,16 +154,16 @@ int main(int argc, char **argv) {
     }
   } else if (pattern == "btio") {
     // A 3-d array of doubles {16, 16P, 512} per time step; rank r owns
-    // {16, 4, 512} at {0, 16r, 0}: 16 runs of 16 KiB, P*64 KiB apart. One
+    // {16, 16, 512} at {0, 16r, 0}: 16 runs of 64 KiB, P*64 KiB apart. One
     // subarray view; 16*scale steps read with MPI_File_read_all.
-    const int sizes[3] = {16, 16 * nranks, 512}, subs[3] = {16, 4, 512},
+    const int sizes[3] = {16, 16 * nranks, 512}, subs[3] = {16, 16, 512},
               starts[3] = {0, 16 * rank, 0};
     MPI_Datatype ft;
     MPI_Type_create_subarray(3, sizes, subs, starts, MPI_ORDER_C, MPI_DOUBLE,
                              &ft);
     MPI_Type_commit(&ft);
     MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL);
-    const int elems = 16 * 4 * 512;
+    const int elems = 16 * 16 * 512;
     const int64_t step = int64_t(16) * sizes[1] * 512 * 8;
     buf.resize(size_t(elems) * 8);
     const int steps = 16 * scale;

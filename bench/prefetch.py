@@ -43,7 +43,7 @@ def main():
     ap.add_argument("--work", default=None, help="directory on a disk file system (default BUILD/bench-prefetch)")
     ap.add_argument("--ranks", type=int, default=4)
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--scale", type=int, default=2)
+    ap.add_argument("--scale", type=int, default=4)
     ap.add_argument("--patterns", default="simple,nested,btio,random")
     args = ap.parse_args()
 
@@ -61,7 +61,7 @@ def main():
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prefetch-pio.cpp")
     run(["mpicxx.mpich", "-O2", src, "-o", exe])
     data = os.path.join(work, "bench.dat")
-    mib = 64 * args.scale * args.ranks // 4 * 2
+    mib = 32 * args.scale * args.ranks  # simple: 128*scale reads, P*256 KiB apart
     if not os.path.exists(data) or os.path.getsize(data) != mib << 20:
         run([mpiexec, "-n", "1", exe, "create", data, str(mib)])
     # BTIO's read_all with ROMIO's collective buffering measures the two-phase

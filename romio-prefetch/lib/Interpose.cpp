@@ -382,7 +382,8 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf,
       break;
     }
   }
-  f.predictor.observe(logical, *bytes);
+  if (f.enabled)
+    f.predictor.observe(logical, *bytes);
   if (hit) {
     ++f.c.hits;
     f.c.hitBytes += uint64_t(*bytes);
