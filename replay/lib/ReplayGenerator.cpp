@@ -677,6 +677,19 @@ private:
           return {mpi("MPI_Comm_dup(" + comm(p) + ", " + out + ")")};
         return {mpi("MPI_Comm_split(" + comm(p) + ", " + intArg("color") + ", " + intArg("key") + ", " + out + ")")};
       }
+      if (op == "MPI_Dims_create") {
+        // The recorded grid as the input: MPI keeps a complete grid, so the
+        // replay's trace records the same output whatever constraints the
+        // application passed.
+        std::vector<std::string> dims;
+        for (int k = 0; p.has("dims" + std::to_string(k)); ++k)
+          dims.push_back("toInt(" + p("dims" + std::to_string(k)) + ")");
+        return {"{",
+                "  std::vector<int> dims = {" + join(dims, ", ") + "};",
+                "  dims.resize(size_t(" + intArg("ndims") + " > 0 ? " + intArg("ndims") + " : 1));",
+                "  " + mpi("MPI_Dims_create(" + intArg("nnodes") + ", " + intArg("ndims") + ", dims.data())"),
+                "}"};
+      }
       if (op == "MPI_Comm_free")
         return {mpi("MPI_Comm_free(&" + comm(p) + ")")};
       break;
@@ -947,6 +960,8 @@ private:
   // ---- assembly ---------------------------------------------------------
 
   std::string assemble() {
+    CodeEmitter objects; // first: it finds what is approximated
+    emitObjects(objects);
     CodeEmitter out;
     const auto &h = trace_.header;
     out.comment("Replay of the I/O of " + (h.program.empty() ? std::string("a traced program") : "'" + h.program + "'") +
@@ -976,6 +991,14 @@ private:
     out.comment("before its first call (exit status 2) naming the file.");
     if (!h.complete)
       out.comment("WARNING: the trace is incomplete (" + std::to_string(h.droppedEvents) + " events dropped).");
+    if (approximations_.empty()) {
+      out.comment("Every MPI object of the trace is rebuilt exactly.");
+    } else {
+      out.comment("APPROXIMATED (also printed at start-up): these objects are not rebuilt as the");
+      out.comment("application made them:");
+      for (const auto &a : approximations_)
+        out.comment("  - " + a);
+    }
     out.blank();
     for (const char *header : {"<mpi.h>", "", "<algorithm>", "<cerrno>", "<chrono>", "<climits>", "<cmath>", "<cstdio>",
                                "<cstdlib>", "<cstring>", "<initializer_list>", "<random>", "<string>",
@@ -995,7 +1018,14 @@ private:
     out.blank();
     emitGaps(out);
     emitFileNames(out);
-    emitObjects(out);
+    out.comment("Objects the replay cannot rebuild exactly (printed once at start-up).");
+    out.open("const char *const kApproximations[] =");
+    for (const auto &a : approximations_)
+      out.line(cppStringLiteral(a) + ",");
+    out.line("nullptr,");
+    out.close(";");
+    out.blank();
+    out.raw(objects.str());
     emitChecks(out);
     emitInputFiles(out);
     emitOverwriteCheck(out);
@@ -1066,6 +1096,29 @@ private:
     return out;
   }
 
+  static std::string intList(const std::vector<std::string> &values) {
+    std::vector<std::string> out;
+    for (const auto &v : values)
+      out.push_back("toInt(" + v + ")");
+    return join(out, ", ");
+  }
+  static std::string aintList(const std::vector<std::string> &values) {
+    std::vector<std::string> out;
+    for (const auto &v : values)
+      out.push_back("MPI_Aint(" + v + ")");
+    return join(out, ", ");
+  }
+  /// ndims of a darray entry whose envelope is complete (3 + 4*ndims + 1 ints).
+  static std::optional<size_t> darrayDims(const ObjectEntry &t) {
+    auto it = t.fields.find("ints");
+    if (it == t.fields.end() || it->second.size() < 3 || !t.fields.count("oldtype"))
+      return std::nullopt;
+    auto nd = it->second[2].constantValue();
+    if (!nd || *nd < 1 || it->second.size() != size_t(4 + 4 * *nd))
+      return std::nullopt;
+    return size_t(*nd);
+  }
+
   void emitDatatype(CodeEmitter &out, const ObjectEntry &t, std::set<int64_t> &done) {
     if (!done.insert(t.id).second)
       return;
@@ -1111,17 +1164,17 @@ private:
     } else if (k == "indexed") {
       auto lengths = fieldCpp(t, "blocklengths"), displacements = fieldCpp(t, "displacements");
       out.open("");
-      out.line("const int lengths[] = {" + join(lengths, ", ") + "};");
-      out.line("const int displacements[] = {" + join(displacements, ", ") + "};");
+      out.line("const int lengths[] = {" + intList(lengths) + "};");
+      out.line("const int displacements[] = {" + intList(displacements) + "};");
       out.line("MPI_Type_indexed(" + std::to_string(lengths.size()) + ", lengths, displacements, " + old("oldtype") +
                ", &" + self + ");");
       out.close();
     } else if (k == "subarray") {
       auto sizes = fieldCpp(t, "sizes"), subsizes = fieldCpp(t, "subsizes"), starts = fieldCpp(t, "starts");
       out.open("");
-      out.line("const int sizes[] = {" + join(sizes, ", ") + "};");
-      out.line("const int subsizes[] = {" + join(subsizes, ", ") + "};");
-      out.line("const int starts[] = {" + join(starts, ", ") + "};");
+      out.line("const int sizes[] = {" + intList(sizes) + "};");
+      out.line("const int subsizes[] = {" + intList(subsizes) + "};");
+      out.line("const int starts[] = {" + intList(starts) + "};");
       out.line("MPI_Type_create_subarray(" + std::to_string(sizes.size()) + ", sizes, subsizes, starts, toInt(" +
                fieldCpp(t, "order")[0] + "), " + old("oldtype") + ", &" + self + ");");
       out.close();
@@ -1135,24 +1188,62 @@ private:
       auto i = fieldCpp(t, "ints"), a = fieldCpp(t, "aints", false);
       out.open("");
       if (k == "hindexed") {
-        out.line("const int lengths[] = {" + join(ints(i, 1), ", ") + "};");
-        out.line("const MPI_Aint displacements[] = {" + join(a, ", ") + "};");
+        out.line("const int lengths[] = {" + intList(ints(i, 1)) + "};");
+        out.line("const MPI_Aint displacements[] = {" + aintList(a) + "};");
         out.line("MPI_Type_create_hindexed(toInt(" + i[0] + "), lengths, displacements, " + old("oldtype") + ", &" + self + ");");
       } else if (k == "indexed_block") {
-        out.line("const int displacements[] = {" + join(ints(i, 2), ", ") + "};");
+        out.line("const int displacements[] = {" + intList(ints(i, 2)) + "};");
         out.line("MPI_Type_create_indexed_block(toInt(" + i[0] + "), toInt(" + i[1] + "), displacements, " +
                  old("oldtype") + ", &" + self + ");");
       } else {
-        out.line("const MPI_Aint displacements[] = {" + join(a, ", ") + "};");
+        out.line("const MPI_Aint displacements[] = {" + aintList(a) + "};");
         out.line("MPI_Type_create_hindexed_block(toInt(" + i[0] + "), toInt(" + i[1] + "), displacements, " +
                  old("oldtype") + ", &" + self + ");");
       }
       out.close();
+    } else if (k == "struct" && fieldCpp(t, "ints", false).size() >= 1 && t.fields.count("types")) {
+      // MPI_Type_create_struct(count, lengths, displacements, types): exactly.
+      auto i = fieldCpp(t, "ints"), a = fieldCpp(t, "aints", false);
+      std::vector<std::string> types;
+      for (const Expr &id : t.fields.at("types")) {
+        auto c = id.constantValue();
+        const ObjectEntry *o = c ? trace_.datatype(*c) : nullptr;
+        if (!o)
+          throw UnsupportedTrace("datatype " + std::to_string(t.id) + " (struct): a member type is not in the table");
+        emitDatatype(out, *o, done);
+        types.push_back("datatype[" + std::to_string(*c) + "]");
+      }
+      if (types.empty() || a.size() != types.size() || i.size() != types.size() + 1)
+        throw UnsupportedTrace("datatype " + std::to_string(t.id) + " (struct): inconsistent fields");
+      out.open("");
+      out.line("const int lengths[] = {" + intList(ints(i, 1)) + "};");
+      out.line("const MPI_Aint displacements[] = {" + aintList(a) + "};");
+      out.line("const MPI_Datatype types[] = {" + join(types, ", ") + "};");
+      out.line("MPI_Type_create_struct(" + std::to_string(types.size()) + ", lengths, displacements, types, &" + self +
+               ");");
+      out.close();
+    } else if (k == "darray" && darrayDims(t)) {
+      // MPI_Type_create_darray(size, rank, ndims, gsizes, distribs, dargs,
+      // psizes, order): exactly, with size and rank as the trace's models.
+      const size_t nd = *darrayDims(t);
+      auto i = fieldCpp(t, "ints");
+      out.open("");
+      out.line("const int gsizes[] = {" + intList(ints(i, 3, nd)) + "};");
+      out.line("const int distribs[] = {" + intList(ints(i, 3 + nd, nd)) + "};");
+      out.line("const int dargs[] = {" + intList(ints(i, 3 + 2 * nd, nd)) + "};");
+      out.line("const int psizes[] = {" + intList(ints(i, 3 + 3 * nd, nd)) + "};");
+      out.line("MPI_Type_create_darray(toInt(" + i[0] + "), toInt(" + i[1] + "), " + std::to_string(nd) +
+               ", gsizes, distribs, dargs, psizes, toInt(" + i[3 + 4 * nd] + "), " + old("oldtype") + ", &" + self +
+               ");");
+      out.close();
     } else {
-      // struct, darray, ...: keep the bytes and the extent, which is what I/O sees.
+      // Kinds the generator cannot rebuild: keep the bytes and the extent,
+      // which is what I/O sees, and say so (header comment, start-up note).
       auto size = fieldCpp(t, "size", false), extent = fieldCpp(t, "extent", false);
       if (size.empty())
         throw UnsupportedTrace("datatype " + std::to_string(t.id) + ": kind '" + t.kind + "' cannot be rebuilt");
+      approximations_.push_back("datatype " + std::to_string(t.id) + " ('" + t.kind +
+                                "') is contiguous bytes with its size and extent");
       out.comment("'" + t.kind + "' type approximated by its size and extent");
       out.open("");
       out.line("MPI_Datatype bytes;");
@@ -1290,6 +1381,8 @@ private:
     out.line("checkModels();");
     out.line("checkOverwrites();");
     out.line("createObjects();");
+    out.line("for (const char *const *a = kApproximations; rank == 0 && *a; ++a)");
+    out.line("  std::fprintf(stderr, \"replay: approximated: %s\\n\", *a);");
     out.line("provideInputFiles();");
     out.line("buffer.reserve(kLargestRequestBytes);");
     out.line("replay();");
@@ -1329,6 +1422,7 @@ private:
   std::map<int64_t, InputFile> reads_;
   std::map<const Event *, int64_t> newComms_;
   std::vector<int64_t> derivedTypes_;
+  std::vector<std::string> approximations_; ///< objects not rebuilt exactly: header comment, start-up note
 };
 
 } // namespace

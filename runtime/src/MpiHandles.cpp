@@ -165,15 +165,14 @@ int64_t describeType(MpiTables &t, MPI_Datatype type, int depth) {
     }
     e.kind = combinerName(combiner);
     structuralFields(t, e, combiner, ints, aints, codes);
-    // Types are described by structure, so the old types' descriptions are
-    // kept by name too (the merge renumbers table ids by content).
+    // Equal descriptions share an entry on this rank: the old types are
+    // part of the description by name (named) or rank-local id.
     std::string olds;
     for (int64_t c : codes)
       olds += (olds.empty() ? "" : ",") +
               (c >= 0 && size_t(c) < t.datatypes.size() && t.datatypes[size_t(c)].kind == "named"
                    ? t.datatypes[size_t(c)].name
                    : std::string("#") + std::to_string(c));
-    e.strings["oldtypes"] = olds;
     desc = e.kind + ":";
     for (auto &[k, v] : e.fields) {
       desc += k + "=";
@@ -189,7 +188,9 @@ int64_t describeType(MpiTables &t, MPI_Datatype type, int depth) {
     PMPI_Type_get_extent(type, &lb, &extent);
     e.fields["size"] = {Expr(int64_t(size))};
     e.fields["extent"] = {Expr(int64_t(extent))};
-    if (lb)
+    // Derived types always carry lb, so that ranks whose lower bounds
+    // differ (a struct displaced by 1024*rank) describe the same fields.
+    if (lb || combiner != MPI_COMBINER_NAMED)
       e.fields["lb"] = {Expr(int64_t(lb))};
   }
   int64_t code;

@@ -28,6 +28,7 @@ struct Call {
   const void *fh = nullptr;
   bool completed = true; ///< Test/Testall: did the requests complete?
   bool releaseRequests = false;
+  int32_t fdRelease = -1, streamRelease = -1; ///< codes released by finish()
   int nrelease = 0;
   /// Stands in for MPI_STATUS_IGNORE so the bytes transferred can be read
   /// (pk::Status); left uninitialised like `release`.
@@ -37,6 +38,10 @@ struct Call {
   int64_t lastInt() const { return nints ? ints[nints - 1] : 0; }
   /// After all post(): requests completed by Wait/Test stop being I/O requests.
   void finish() {
+    if (fdRelease >= 0)
+      releaseFdCode(fdRelease);
+    if (streamRelease >= 0)
+      releaseStreamCode(streamRelease);
     if (releaseRequests && completed)
       for (int i = 0; i < nrelease; ++i)
         requestRelease(release[i]);
@@ -104,7 +109,7 @@ struct Fd : Ign {
 struct FdClose : Fd {
   static void post(Call &c, const char *, int fd) {
     if (int32_t code = g_fdCode[fd].exchange(0, std::memory_order_relaxed))
-      releaseFdCode(code - 1);
+      c.fdRelease = code - 1;
   }
 };
 
@@ -127,7 +132,7 @@ struct Stream : Ign {
 struct StreamClose : Stream {
   static void post(Call &c, const char *, FILE *) {
     if (int32_t code = g_streamCode[c.fd].exchange(0, std::memory_order_relaxed))
-      releaseStreamCode(code - 1);
+      c.streamRelease = code - 1;
   }
 };
 
@@ -228,6 +233,17 @@ struct CommFree : Ign {
     return true;
   }
   static void post(Call &c, const char *, MPI_Comm *) { commFree(c.comm); }
+};
+
+/// MPI_Dims_create's output grid (ndims is the preceding Int), as dims0,
+/// dims1, ... (up to 8 dimensions).
+struct DimsOut : Ign {
+  static void post(Call &c, const char *, int *dims) {
+    static constexpr const char *kNames[] = {"dims0", "dims1", "dims2", "dims3", "dims4", "dims5", "dims6", "dims7"};
+    const int64_t nd = c.lastInt();
+    for (int64_t k = 0; dims && k < nd && k < 8; ++k)
+      c.rec->add(kNames[k], c.ret == MPI_SUCCESS ? dims[k] : 0);
+  }
 };
 
 struct Dtype : Ign {
