@@ -32,12 +32,17 @@ struct Call {
   const void *fh = nullptr;
   bool completed = true; ///< Test/Testall: did the requests complete?
   bool releaseRequests = false;
+  int32_t fdRelease = -1, streamRelease = -1; ///< codes released by finish()
   int nrelease = 0;
   int64_t release[kMaxRelease]; // left uninitialised: Call is built on every intercepted call
 
   int64_t lastInt() const { return nints ? ints[nints - 1] : 0; }
   /// After all post(): requests completed by Wait/Test stop being I/O requests.
   void finish() {
+    if (fdRelease >= 0)
+      releaseFdCode(fdRelease);
+    if (streamRelease >= 0)
+      releaseStreamCode(streamRelease);
     if (releaseRequests && completed)
       for (int i = 0; i < nrelease; ++i)
         requestRelease(release[i]);
@@ -103,7 +108,7 @@ struct Fd : Ign {
 struct FdClose : Fd {
   static void post(Call &c, const char *, int fd) {
     if (int32_t code = g_fdCode[fd].exchange(0, std::memory_order_relaxed))
-      releaseFdCode(code - 1);
+      c.fdRelease = code - 1;
   }
 };
 
@@ -126,7 +131,7 @@ struct Stream : Ign {
 struct StreamClose : Stream {
   static void post(Call &c, const char *, FILE *) {
     if (int32_t code = g_streamCode[c.fd].exchange(0, std::memory_order_relaxed))
-      releaseStreamCode(code - 1);
+      c.streamRelease = code - 1;
   }
 };
 

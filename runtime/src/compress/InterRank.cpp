@@ -359,6 +359,12 @@ void fitAcrossRanks(ElasticValue &value, int64_t nranks) {
       auto it = e.terms().find(m);
       points.push_back({r, it == e.terms().end() ? Rational(0) : it->second});
     }
+    // A table holds one rank's values for its own iterations: another rank
+    // whose loop runs longer cannot evaluate it, even times a zero
+    // coefficient ((1 - rank)*[..3 values..][i0] at rank 1, 9 iterations).
+    bool hasTable = std::any_of(m.begin(), m.end(), [](const auto &a) { return a.first.kind == Atom::Kind::Table; });
+    if (hasTable && std::any_of(points.begin(), points.end(), [](const RankPoint &p) { return p.value == Rational(0); }))
+      return;
     auto coefficient = fitRankModel(points, nranks);
     if (!coefficient)
       coefficient = fitRankGrid(points, nranks);
