@@ -16,8 +16,11 @@
 
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -222,6 +225,11 @@ int64_t commCode(int64_t comm);
 /// event (`site` and the rank's creation order there).
 int64_t commSplit(int64_t parent, int64_t color, int64_t key, int64_t newcomm, uint64_t site);
 int64_t commDup(int64_t parent, int64_t newcomm, uint64_t site);
+/// Any other constructor: `kind` and its integer arguments as fields; with
+/// `members`, the world ranks of the new communicator (in its rank order)
+/// too, so that the replay can rebuild it from its membership.
+int64_t commMade(const char *kind, int64_t parent, int64_t newcomm, uint64_t site,
+                 std::initializer_list<std::pair<const char *, std::vector<int64_t>>> fields, bool members);
 void commFree(int64_t comm);
 int64_t datatypeCode(int64_t datatype);
 int64_t infoCode(int64_t info);
