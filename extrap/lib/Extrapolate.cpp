@@ -637,6 +637,55 @@ private:
     return out;
   }
 
+  static std::optional<int64_t> decimalValue(const std::string &text) {
+    if (text.empty() || text.size() > 18 || (text.size() > 1 && text[0] == '0'))
+      return std::nullopt;
+    int64_t v = 0;
+    for (char c : text) {
+      if (c < '0' || c > '9')
+        return std::nullopt;
+      v = v * 10 + (c - '0');
+    }
+    return v;
+  }
+
+  // Info values are strings; a hint whose value is a decimal integer that
+  // differs between inputs (cb_nodes = nranks/2) is fitted like any integer
+  // and written back in decimal. Keys and other values must agree.
+  std::map<std::string, std::string> fitStrings(const std::string &where, bool numeric, size_t i,
+                                                std::vector<ObjectEntry> Trace::*table) const {
+    const auto &ref = (in_.back()->*table)[i].strings;
+    std::map<std::string, std::string> out;
+    for (const Trace *t : in_) {
+      const auto &s = (t->*table)[i].strings;
+      bool sameKeys = s.size() == ref.size() && std::equal(s.begin(), s.end(), ref.begin(), [](const auto &a, const auto &b) {
+                        return a.first == b.first;
+                      });
+      if (!sameKeys)
+        differ(where, "different keys", {});
+    }
+    for (const auto &[key, value] : ref) {
+      std::vector<std::string> shown;
+      std::vector<int64_t> numbers;
+      bool same = true;
+      for (const Trace *t : in_) {
+        const std::string &v = (t->*table)[i].strings.at(key);
+        shown.push_back("\"" + v + "\"");
+        same = same && v == value;
+        if (auto d = decimalValue(v))
+          numbers.push_back(*d);
+      }
+      if (same) {
+        out[key] = value;
+        continue;
+      }
+      if (!numeric || numbers.size() != in_.size())
+        refuse(where, "the value of '" + key + "'", shown, {"identical strings", "decimal integers"});
+      out[key] = std::to_string(fitInt(where, "the value of '" + key + "'", numbers));
+    }
+    return out;
+  }
+
   std::vector<ObjectEntry> fitObjects(const char *kind, std::vector<ObjectEntry> Trace::*table) const {
     std::vector<ObjectEntry> out;
     const auto &refTable = in_.back()->*table;
@@ -652,10 +701,10 @@ private:
       ObjectEntry entry = ref;
       for (const Trace *t : in_) {
         const ObjectEntry &e = (t->*table)[i];
-        if (e.id != ref.id || e.kind != ref.kind || e.name != ref.name || e.strings != ref.strings ||
-            e.fields.size() != ref.fields.size())
+        if (e.id != ref.id || e.kind != ref.kind || e.name != ref.name || e.fields.size() != ref.fields.size())
           differ(where, "different definitions", {e.kind + " " + e.name, ref.kind + " " + ref.name});
       }
+      entry.strings = fitStrings(where, table == &Trace::infos, i, table);
       for (auto &[name, values] : entry.fields) {
         for (size_t v = 0; v < values.size(); ++v) {
           std::vector<const Expr *> samples;

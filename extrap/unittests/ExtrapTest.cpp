@@ -351,3 +351,34 @@ TEST(Extrap, GridDimensionsNeedTheRecordedCall) {
 }
 
 } // namespace
+
+// Issue 14 item 5: an info hint whose value is an integer that follows the
+// rank count (cb_nodes = nranks/2) is fitted; other values must agree.
+namespace {
+
+Trace infoTrace(int64_t n, const std::string &other) {
+  Trace t;
+  t.header.program = "hints";
+  t.header.nranks = n;
+  ObjectEntry info;
+  info.kind = "info";
+  info.strings = {{"cb_nodes", std::to_string(n / 2)}, {"romio_cb_write", other}};
+  t.infos.push_back(info);
+  t.body.push_back(eventNode(event("MPI_File_open", 0x20, {param("info", Expr(0), n)}), RankList::all(n)));
+  return t;
+}
+
+TEST(Extrap, NumericInfoValuesAreFitted) {
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16})
+    in.push_back(infoTrace(n, "enable"));
+  ExtrapOptions o;
+  o.targetRanks = 32;
+  Trace out = extrapolate(in, o);
+  EXPECT_EQ(out.infos[0].strings.at("cb_nodes"), "16");
+  EXPECT_EQ(out.infos[0].strings.at("romio_cb_write"), "enable");
+  in.back() = infoTrace(16, "disable");
+  EXPECT_THROW(extrapolate(in, o), ExtrapError);
+}
+
+} // namespace

@@ -677,6 +677,10 @@ private:
           return {mpi("MPI_Comm_dup(" + comm(p) + ", " + out + ")")};
         return {mpi("MPI_Comm_split(" + comm(p) + ", " + intArg("color") + ", " + intArg("key") + ", " + out + ")")};
       }
+      if (op == "MPI_Comm_split_type" || op == "MPI_Comm_dup_with_info" || op == "MPI_Comm_idup" ||
+          op == "MPI_Comm_create" || op == "MPI_Comm_create_group" || op == "MPI_Cart_create" ||
+          op == "MPI_Cart_sub" || op == "MPI_Intercomm_create" || op == "MPI_Intercomm_merge")
+        return commConstructor(node, p, intArg);
       if (op == "MPI_Dims_create") {
         // The recorded grid as the input: MPI keeps a complete grid, so the
         // replay's trace records the same output whatever constraints the
@@ -697,6 +701,76 @@ private:
     }
     throw UnsupportedTrace(context_ + ": the replay generator does not support " + std::string(sio::trace::layerName(e.layer)) +
                            " operation '" + op + "'");
+  }
+
+  /// The comm-table entry a constructor event made on some rank (the
+  /// arguments that every caller passes alike: dims, periods, remain_dims).
+  const ObjectEntry &madeEntry(const Event &e) const {
+    if (const auto *param = e.param("newcomm"))
+      for (const auto &entry : param->value.entries())
+        if (const Expr *x = std::get_if<Expr>(&entry.value))
+          if (auto id = x->constantValue(); id && *id >= 0)
+            for (const auto &c : trace_.comms)
+              if (c.id == *id)
+                return c;
+    throw UnsupportedTrace(context_ + ": no rank got a communicator from it, so its arguments are not in the trace");
+  }
+
+  std::string fieldInts(const ObjectEntry &c, const std::string &name) const {
+    auto it = c.fields.find(name);
+    if (it == c.fields.end() || it->second.empty())
+      throw UnsupportedTrace(context_ + ": communicator " + std::to_string(c.id) + " has no field '" + name + "'");
+    std::vector<std::string> v;
+    for (const Expr &x : it->second)
+      v.push_back("toInt(" + exprToCpp(x) + ")");
+    return join(v, ", ");
+  }
+
+  /// The communicator constructors of MPI 4.0 beyond split/dup, made again
+  /// the way the application made them.
+  template <class IntArg>
+  std::vector<std::string> commConstructor(const Node &node, Params &p, IntArg intArg) {
+    const Event &e = node.event();
+    const std::string &op = e.op;
+    auto mpi = [](const std::string &call) { return "countMpi(" + call + ");"; };
+    if (!p.has("newcomm"))
+      throw UnsupportedTrace(context_ + ": the trace does not say which communicator it made");
+    std::string out = "newComm(" + p("newcomm") + ")";
+    if (op == "MPI_Comm_split_type")
+      return {mpi("MPI_Comm_split_type(" + comm(p) + ", " + intArg("split_type") + ", " + intArg("key") + ", info[" +
+                  p("info") + "], " + out + ")")};
+    if (op == "MPI_Comm_dup_with_info")
+      return {mpi("MPI_Comm_dup_with_info(" + comm(p) + ", info[" + p("info") + "], " + out + ")")};
+    if (op == "MPI_Comm_idup") {
+      noteApproximation("MPI_Comm_idup at " + siteText(e) + " completes at once (the application waited later)");
+      return {"{", "  MPI_Request dupRequest = MPI_REQUEST_NULL;", "  " + mpi("MPI_Comm_idup(" + comm(p) + ", " + out + ", &dupRequest)"),
+              "  MPI_Wait(&dupRequest, MPI_STATUS_IGNORE);", "}"};
+    }
+    if (op == "MPI_Comm_create" || op == "MPI_Comm_create_group") {
+      std::string call = op == "MPI_Comm_create" ? "MPI_Comm_create(" + comm(p) + ", group, " + out + ")"
+                                                 : "MPI_Comm_create_group(" + comm(p) + ", group, " + intArg("tag") + ", " + out + ")";
+      return {"{", "  MPI_Group group = memberGroup(" + p("newcomm") + ");", "  " + mpi(call), "  freeGroup(group);", "}"};
+    }
+    if (op == "MPI_Cart_create") {
+      const ObjectEntry &c = madeEntry(e);
+      return {"{", "  const int dims[] = {" + fieldInts(c, "dims") + "};", "  const int periods[] = {" + fieldInts(c, "periods") + "};",
+              "  " + mpi("MPI_Cart_create(" + comm(p) + ", " + intArg("ndims") + ", dims, periods, " + intArg("reorder") + ", " + out + ")"),
+              "}"};
+    }
+    if (op == "MPI_Cart_sub") {
+      const ObjectEntry &c = madeEntry(e);
+      return {"{", "  const int remain[] = {" + fieldInts(c, "remain_dims") + "};",
+              "  " + mpi("MPI_Cart_sub(" + comm(p) + ", remain, " + out + ")"), "}"};
+    }
+    if (op == "MPI_Intercomm_create")
+      return {mpi("MPI_Intercomm_create(" + comm(p) + ", " + intArg("local_leader") + ", comm[" + p("peer_comm") + "], " +
+                  intArg("remote_leader") + ", " + intArg("tag") + ", " + out + ")")};
+    return {mpi("MPI_Intercomm_merge(" + comm(p) + ", " + intArg("high") + ", " + out + ")")};
+  }
+
+  void noteApproximation(const std::string &what) {
+    if (std::find(approximations_.begin(), approximations_.end(), what) == approximations_.end())
+      approximations_.push_back(what);
   }
 
   std::string whence(Params &p) {
@@ -1258,7 +1332,65 @@ private:
     derivedTypes_.push_back(t.id);
   }
 
+  /// The world ranks of a communicator entry as one C++ expression of type
+  /// std::vector<i64> (`blockRanks({start, stride, count, ...})` for
+  /// strided blocks); empty if the trace has none.
+  std::string members(const ObjectEntry &c) const {
+    std::vector<std::string> v;
+    for (const char *name : {"member_blocks", "members"})
+      if (auto it = c.fields.find(name); it != c.fields.end()) {
+        for (const Expr &x : it->second)
+          v.push_back(exprToCpp(x));
+        return std::string(name) == "members" ? "std::vector<i64>{" + join(v, ", ") + "}"
+                                               : "blockRanks({" + join(v, ", ") + "})";
+      }
+    return "";
+  }
+
+  /// A communicator the application used but the runtime did not see made:
+  /// rebuilt from its recorded membership (never MPI_COMM_NULL), by PMPI so
+  /// that a trace of the replay does not record the set-up.
+  void emitMembershipComm(CodeEmitter &out, const ObjectEntry &c) {
+    const std::string id = std::to_string(c.id);
+    std::string m = members(c);
+    if (m.empty()) {
+      noteApproximation("communicator " + id + " is MPI_COMM_NULL: the trace does not record its members");
+      out.comment("comm[" + id + "]: unknown membership, left MPI_COMM_NULL");
+      return;
+    }
+    noteApproximation("communicator " + id +
+                      " (made by a call sio does not intercept) is rebuilt from its members with MPI_Comm_create_group");
+    out.comment("comm[" + id + "]: rebuilt from its membership (world ranks)");
+    out.open("");
+    out.line("const std::vector<i64> members = " + m + ";");
+    out.open("if (std::find(members.begin(), members.end(), rank) != members.end())");
+    out.line("MPI_Group group = groupOf(members);");
+    out.line("mustSucceedMpi(PMPI_Comm_create_group(MPI_COMM_WORLD, group, " + std::to_string(30000 + c.id) + ", &comm[" +
+             id + "]));");
+    out.line("freeGroup(group);");
+    out.close();
+    out.close();
+  }
+
+  void emitMemberGroups(CodeEmitter &out) {
+    out.comment("The group of each communicator made by MPI_Comm_create(_group), from its members.");
+    out.open("MPI_Group memberGroup(i64 id)");
+    out.open("switch (id)");
+    for (const auto &c : trace_.comms) {
+      std::string m = members(c);
+      if ((c.kind != "create" && c.kind != "create_group") || m.empty())
+        continue;
+      out.line("case " + std::to_string(c.id) + ":");
+      out.line("  return groupOf(" + m + ");");
+    }
+    out.close();
+    out.line("return MPI_GROUP_EMPTY; // a rank that got MPI_COMM_NULL");
+    out.close();
+    out.blank();
+  }
+
   void emitObjects(CodeEmitter &out) {
+    emitMemberGroups(out);
     out.comment("Communicators, datatypes and infos of the trace, re-created by structure.");
     out.open("void createObjects()");
     for (const auto &c : trace_.comms) {
@@ -1266,10 +1398,10 @@ private:
         out.line("comm[" + std::to_string(c.id) + "] = MPI_COMM_WORLD;");
       else if (c.kind == "self")
         out.line("comm[" + std::to_string(c.id) + "] = MPI_COMM_SELF;");
-      else if (c.kind == "split" || c.kind == "dup")
-        out.comment("comm[" + std::to_string(c.id) + "]: made by MPI_Comm_" + c.kind + " in replay()");
+      else if (c.kind != "other")
+        out.comment("comm[" + std::to_string(c.id) + "]: made by its constructor (" + c.kind + ") in replay()");
       else
-        out.comment("comm[" + std::to_string(c.id) + "]: '" + c.kind + "' communicator, not rebuilt");
+        emitMembershipComm(out, c);
     }
     std::set<int64_t> done;
     for (const auto &t : trace_.datatypes) {
@@ -1313,11 +1445,11 @@ private:
       std::string line = "currentCall = " + cppStringLiteral(check.what) + ";";
       if (check.guard.empty()) {
         out.line(line);
-        out.line("(void)" + check.value + ";");
+        out.line("(void)(" + check.value + ");");
       } else {
         out.open("if (" + check.guard + ")");
         out.line(line);
-        out.line("(void)" + check.value + ";");
+        out.line("(void)(" + check.value + ");");
         out.close();
       }
     }

@@ -264,9 +264,16 @@ void prefetchLoop() {
             const BlockKey key{f.id, b};
             if (G.cache->contains(key))
               continue;
-            if (G.cache->claim(key, f.generation) != BlockCache::Claim::Claimed)
-              goto nextFile; // full of predictions not yet read: wait for the
-                             // application
+            if (G.cache->claim(key, f.generation) !=
+                BlockCache::Claim::Claimed) {
+              // Full of predictions not yet read: wait for the application,
+              // unless even its next access is not cached (the predictions
+              // are stale); then the oldest one gives way.
+              if (&a != &next.front() || !G.cache->demoteOldestPending() ||
+                  G.cache->claim(key, f.generation) !=
+                      BlockCache::Claim::Claimed)
+                goto nextFile;
+            }
             std::shared_ptr<FileState> keep = fp;
             const uint64_t gen = f.generation;
             char *buf = G.cache->buffer(key);
@@ -840,5 +847,83 @@ int MPI_File_write_at_all_end(MPI_File fh, const void *buf,
   drop(fh);
   return rc;
 }
+
+// Every other write form (MPI-3 nonblocking collectives, split ordered, the
+// MPI-4 large-count forms): the file's cache is dropped before and after.
+#define SIO_PREFETCH_DROP_AROUND(NAME, PARAMS, ARGS)                           \
+  int NAME PARAMS {                                                            \
+    drop(fh);                                                                  \
+    int rc = P##NAME ARGS;                                                     \
+    drop(fh);                                                                  \
+    return rc;                                                                 \
+  }
+SIO_PREFETCH_DROP_AROUND(MPI_File_iwrite_all,
+                         (MPI_File fh, const void *buf, int count,
+                          MPI_Datatype t, MPI_Request *r),
+                         (fh, buf, count, t, r))
+SIO_PREFETCH_DROP_AROUND(MPI_File_iwrite_at_all,
+                         (MPI_File fh, MPI_Offset o, const void *buf, int count,
+                          MPI_Datatype t, MPI_Request *r),
+                         (fh, o, buf, count, t, r))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_ordered_begin,
+                         (MPI_File fh, const void *buf, int count,
+                          MPI_Datatype t),
+                         (fh, buf, count, t))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_ordered_end,
+                         (MPI_File fh, const void *buf, MPI_Status *st),
+                         (fh, buf, st))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_c,
+                         (MPI_File fh, const void *buf, MPI_Count count,
+                          MPI_Datatype t, MPI_Status *st),
+                         (fh, buf, count, t, st))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_all_c,
+                         (MPI_File fh, const void *buf, MPI_Count count,
+                          MPI_Datatype t, MPI_Status *st),
+                         (fh, buf, count, t, st))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_at_c,
+                         (MPI_File fh, MPI_Offset o, const void *buf,
+                          MPI_Count count, MPI_Datatype t, MPI_Status *st),
+                         (fh, o, buf, count, t, st))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_at_all_c,
+                         (MPI_File fh, MPI_Offset o, const void *buf,
+                          MPI_Count count, MPI_Datatype t, MPI_Status *st),
+                         (fh, o, buf, count, t, st))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_shared_c,
+                         (MPI_File fh, const void *buf, MPI_Count count,
+                          MPI_Datatype t, MPI_Status *st),
+                         (fh, buf, count, t, st))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_ordered_c,
+                         (MPI_File fh, const void *buf, MPI_Count count,
+                          MPI_Datatype t, MPI_Status *st),
+                         (fh, buf, count, t, st))
+SIO_PREFETCH_DROP_AROUND(MPI_File_iwrite_c,
+                         (MPI_File fh, const void *buf, MPI_Count count,
+                          MPI_Datatype t, MPIO_Request *r),
+                         (fh, buf, count, t, r))
+SIO_PREFETCH_DROP_AROUND(MPI_File_iwrite_all_c,
+                         (MPI_File fh, const void *buf, MPI_Count count,
+                          MPI_Datatype t, MPI_Request *r),
+                         (fh, buf, count, t, r))
+SIO_PREFETCH_DROP_AROUND(MPI_File_iwrite_at_c,
+                         (MPI_File fh, MPI_Offset o, const void *buf,
+                          MPI_Count count, MPI_Datatype t, MPIO_Request *r),
+                         (fh, o, buf, count, t, r))
+SIO_PREFETCH_DROP_AROUND(MPI_File_iwrite_at_all_c,
+                         (MPI_File fh, MPI_Offset o, const void *buf,
+                          MPI_Count count, MPI_Datatype t, MPI_Request *r),
+                         (fh, o, buf, count, t, r))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_all_begin_c,
+                         (MPI_File fh, const void *buf, MPI_Count count,
+                          MPI_Datatype t),
+                         (fh, buf, count, t))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_at_all_begin_c,
+                         (MPI_File fh, MPI_Offset o, const void *buf,
+                          MPI_Count count, MPI_Datatype t),
+                         (fh, o, buf, count, t))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_ordered_begin_c,
+                         (MPI_File fh, const void *buf, MPI_Count count,
+                          MPI_Datatype t),
+                         (fh, buf, count, t))
+#undef SIO_PREFETCH_DROP_AROUND
 
 } // extern "C"

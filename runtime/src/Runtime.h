@@ -16,8 +16,11 @@
 
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -95,14 +98,16 @@ struct ThreadBuffer {
   Block *block = nullptr;
   uint64_t base = 0;    ///< stream index of `begin`
   uint64_t linked = 0;  ///< blocks this thread has started
-  /// Stream index up to which records are finished calls: the drain side
-  /// reads nothing beyond it (release store by the thread).
-  std::atomic<uint64_t> published{0};
   ThreadBuffer *next = nullptr;
+  /// Stream index up to which records are finished calls: the drain side
+  /// reads nothing beyond it (release store by the thread). Its own cache
+  /// line: the drain side's reads must not take `cur` away from the thread.
+  alignas(64) std::atomic<uint64_t> published{0};
   // Drain side (under the runtime lock): on its own cache line, or every
   // call would miss on `cur`.
   alignas(64) Block *rdBlock = nullptr;
   uint64_t consumed = 0; ///< stream index of the next record to convert
+  uint64_t seen = 0;     ///< `published` as last read (read again only when reached)
   std::atomic<uint64_t> recycled{0}; ///< blocks given back
   uint64_t lastEnd = 0;
   uint64_t lastInnerRef = 0;
@@ -220,6 +225,11 @@ int64_t commCode(int64_t comm);
 /// event (`site` and the rank's creation order there).
 int64_t commSplit(int64_t parent, int64_t color, int64_t key, int64_t newcomm, uint64_t site);
 int64_t commDup(int64_t parent, int64_t newcomm, uint64_t site);
+/// Any other constructor: `kind` and its integer arguments as fields; with
+/// `members`, the world ranks of the new communicator (in its rank order)
+/// too, so that the replay can rebuild it from its membership.
+int64_t commMade(const char *kind, int64_t parent, int64_t newcomm, uint64_t site,
+                 std::initializer_list<std::pair<const char *, std::vector<int64_t>>> fields, bool members);
 void commFree(int64_t comm);
 int64_t datatypeCode(int64_t datatype);
 int64_t infoCode(int64_t info);

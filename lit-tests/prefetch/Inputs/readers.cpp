@@ -3,6 +3,7 @@
 // compared with the bytes the file holds: byte(offset, version).
 //   readers PATTERN [--compute-us N]
 // PATTERN: simple nested segmented btio tile vector iread rewrite random shared
+//          selfwrite selfwrite-c
 // Rank 0 creates data.bin in the working directory (POSIX, before a barrier).
 // READERS_HINTS="key=value;key=value" opens the file with those MPI_Info hints.
 // Prints "PATTERN: R reads, W wrong bytes" from rank 0; exits 1 on wrong bytes.
@@ -224,6 +225,26 @@ void rewrite(MPI_File fh, int64_t size) {
   simple(fh, 1);
 }
 
+// Each rank overwrites the bytes it reads between two passes of simple
+// strided reads, with MPI_File_write_at (or the large-count
+// MPI_File_write_at_c), no sync: a process sees its own writes (MPI-4 §14.6.1).
+void selfwrite(MPI_File fh, bool largeCount) {
+  simple(fh, 0);
+  const int S = 4096;
+  std::vector<unsigned char> buf(S);
+  for (int i = 0; i < 48; ++i) {
+    const int64_t off = (int64_t(i) * nranks + rank) * S;
+    for (int b = 0; b < S; ++b)
+      buf[size_t(b)] = byteAt(off + b, 1);
+    if (largeCount)
+      MPI_File_write_at_c(fh, off, buf.data(), MPI_Count(S), MPI_BYTE,
+                          MPI_STATUS_IGNORE);
+    else
+      MPI_File_write_at(fh, off, buf.data(), S, MPI_BYTE, MPI_STATUS_IGNORE);
+  }
+  simple(fh, 1);
+}
+
 // 96 reads of 512 bytes at scattered offsets.
 void random(MPI_File fh, int64_t size) {
   const int S = 512;
@@ -289,7 +310,10 @@ int main(int argc, char **argv) {
   const int64_t size = int64_t(nranks) * 64 * 4096 * 2 + 65536;
   create(size, 0);
   MPI_File fh;
-  const int amode = pattern == "rewrite" ? MPI_MODE_RDWR : MPI_MODE_RDONLY;
+  const int amode =
+      pattern.rfind("rewrite", 0) == 0 || pattern.rfind("selfwrite", 0) == 0
+          ? MPI_MODE_RDWR
+          : MPI_MODE_RDONLY;
   MPI_Info info = hints();
   if (MPI_File_open(MPI_COMM_WORLD, kFile, amode, info, &fh) != MPI_SUCCESS) {
     std::fprintf(stderr, "cannot open %s\n", kFile);
@@ -313,6 +337,10 @@ int main(int argc, char **argv) {
     rewrite(fh, size);
   else if (pattern == "random")
     random(fh, size);
+  else if (pattern == "selfwrite")
+    selfwrite(fh, false);
+  else if (pattern == "selfwrite-c")
+    selfwrite(fh, true);
   else if (pattern == "shared")
     shared(fh);
   else {

@@ -25,7 +25,7 @@ std::optional<TableKind> tableOfParam(std::string_view name) {
     return TableKind::Files;
   if (name == "datatype" || name == "etype" || name == "filetype")
     return TableKind::Datatypes;
-  if (name == "comm" || name == "newcomm")
+  if (name == "comm" || name == "newcomm" || name == "peer_comm")
     return TableKind::Comms;
   if (name == "info")
     return TableKind::Infos;
@@ -598,7 +598,9 @@ struct Finalizer {
 // ---------------------------------------------------------- MPI objects ----
 
 /// Fields that name entries of a table: datatypes' old types, comms' parents.
-bool isReferenceField(const std::string &name) { return name == "oldtype" || name == "types" || name == "parent"; }
+bool isReferenceField(const std::string &name) {
+  return name == "oldtype" || name == "types" || name == "parent" || name == "peer";
+}
 
 /// Objects made by a rank are the same object on every rank that made them
 /// at the same call site as the same serial (their creation event), whatever
