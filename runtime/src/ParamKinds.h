@@ -110,10 +110,21 @@ struct Fd : Ign {
   }
 };
 
-struct FdClose : Fd {
-  static void post(Call &c, const char *, int fd) {
-    if (int32_t code = g_fdCode[fd].exchange(0, std::memory_order_relaxed))
-      c.fdRelease = code - 1;
+/// The table entry goes before the real close: once close() returns, the
+/// kernel may give the number to another thread's open, whose entry a later
+/// clear would wipe (its calls then went unrecorded until it reopened). On
+/// Linux close() releases the descriptor even when it fails.
+struct FdClose : Ign {
+  static bool pre(Call &c, const char *n, int fd) {
+    if (unsigned(fd) >= unsigned(kMaxFd))
+      return false;
+    int32_t code = g_fdCode[fd].exchange(0, std::memory_order_relaxed);
+    if (code == 0)
+      return false;
+    c.rec->add(n, code - 1);
+    c.fd = fd;
+    c.fdRelease = code - 1; // the code itself is freed after the call (Call::finish)
+    return true;
   }
 };
 
@@ -133,10 +144,22 @@ struct Stream : Ign {
   }
 };
 
-struct StreamClose : Stream {
-  static void post(Call &c, const char *, FILE *) {
-    if (int32_t code = g_streamCode[c.fd].exchange(0, std::memory_order_relaxed))
-      c.streamRelease = code - 1;
+/// As FdClose: fclose() releases the stream and its descriptor even when it
+/// fails.
+struct StreamClose : Ign {
+  static bool pre(Call &c, const char *n, FILE *s) {
+    if (s == nullptr)
+      return false;
+    int fd = fileno_unlocked(s);
+    if (unsigned(fd) >= unsigned(kMaxFd))
+      return false;
+    int32_t code = g_streamCode[fd].exchange(0, std::memory_order_relaxed);
+    if (code == 0)
+      return false;
+    c.rec->add(n, code - 1);
+    c.fd = fd;
+    c.streamRelease = code - 1;
+    return true;
   }
 };
 
