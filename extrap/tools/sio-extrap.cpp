@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <unistd.h>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -112,13 +113,27 @@ int main(int argc, char **argv) {
       sio::replay::ReplayOptions ro;
       ro.traceName = output.empty() ? inputs.front() : output;
       ro.generator = "sio-extrap --emit-replay";
-      std::ofstream out(replayPath, std::ios::binary);
-      if (!out)
-        throw std::runtime_error("cannot write " + replayPath + ": " + std::strerror(errno));
-      sio::replay::writeReplay(out, result, ro);
-      out.flush();
-      if (!out)
-        throw std::runtime_error("cannot write " + replayPath + ": " + std::strerror(errno));
+      // The whole program first: a trace the generator refuses leaves no
+      // file behind (nor a truncated one); then a temporary file renamed
+      // into place, so a failed write does not either.
+      std::string program = sio::replay::generateReplay(result, ro);
+      std::string temp = replayPath + ".tmp." + std::to_string(getpid());
+      {
+        std::ofstream out(temp, std::ios::binary);
+        if (out)
+          out << program;
+        out.flush();
+        if (!out) {
+          int err = errno;
+          std::remove(temp.c_str());
+          throw std::runtime_error("cannot write " + replayPath + ": " + std::strerror(err));
+        }
+      }
+      if (std::rename(temp.c_str(), replayPath.c_str()) != 0) {
+        int err = errno;
+        std::remove(temp.c_str());
+        throw std::runtime_error("cannot write " + replayPath + ": " + std::strerror(err));
+      }
     }
   } catch (const sio::trace::TraceError &e) {
     std::fprintf(stderr, "sio-extrap: error: %s\n", e.what());

@@ -182,7 +182,7 @@ private:
       return quote(*s);
     const Expr &e = std::get<Expr>(v);
     auto id = e.constantValue();
-    if (id && param == "file") {
+    if (id && isFileParam(param)) {
       if (const FileEntry *f = t_.file(*id))
         return "f" + std::to_string(*id) + " " + quote(f->formatStr());
       return "f" + std::to_string(*id);
@@ -221,7 +221,7 @@ private:
       // handle as its result.
       const bool opens = ev.param("file") != nullptr;
       auto isOutput = [&](const std::string &name) {
-        return opens && (name == "fh" || name == "fd" || name == "stream");
+        return opens && (name == "fh" || name == "fd" || name == "stream" || name == "dir");
       };
       line += ev.op + "(";
       bool first = true;
