@@ -1218,11 +1218,11 @@ private:
       std::string line = "currentCall = " + cppStringLiteral(check.what) + ";";
       if (check.guard.empty()) {
         out.line(line);
-        out.line("(void)" + check.value + ";");
+        out.line("(void)(" + check.value + ");");
       } else {
         out.open("if (" + check.guard + ")");
         out.line(line);
-        out.line("(void)" + check.value + ";");
+        out.line("(void)(" + check.value + ");");
         out.close();
       }
     }
