@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# C2 of seed paper 000: does the time-accurate replay of an (extrapolated)
+# C2 of ScalaIOExtrap: does the time-accurate replay of an (extrapolated)
 # trace take the time the application takes? For each sample program with
 # computation between its I/O phases: trace it, extrapolate to the target
 # rank count (sio-extrap, when built; otherwise the trace is taken at the

@@ -1,4 +1,4 @@
-// The strong-scaling program of seed 000 Table 1 (and ARCHITECTURE.md): each
+// The strong-scaling program of ScalaIOExtrap Table 1 (and ARCHITECTURE.md): each
 // rank writes its share of 960 bytes per step into one shared file, then reads
 // some back. The total work is fixed, so each rank's share is 960/nranks.
 //

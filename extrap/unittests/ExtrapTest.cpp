@@ -36,7 +36,7 @@ Event event(const std::string &op, uint64_t site, std::vector<Param> params, uin
   return e;
 }
 
-// What the runtime writes for seed 000's strong-scaling program at n ranks.
+// What the runtime writes for ScalaIOExtrap's strong-scaling program at n ranks.
 Trace strongTrace(int64_t n) {
   Trace t;
   t.header.program = "strong";

@@ -1,4 +1,4 @@
-// The strong-scaling loop of seed 000 §3.2.3: offset = rank*(960/N) + 960*i.
+// The strong-scaling loop of ScalaIOExtrap §3.2.3: offset = rank*(960/N) + 960*i.
 // Offsets and counts become exact functions of rank; the loops keep their
 // iteration counts; inner POSIX calls of ROMIO are marked inner.
 // REQUIRES: runtime, sio-trace

@@ -25,10 +25,11 @@ int main(int argc, char **argv) {
 }
 
 // CHECK: ranks 0-3:
-// CHECK: MPI_Comm_split(comm=0, color={{.*}}, key=rank)
-// CHECK: MPI_Barrier(comm=
-// CHECK: MPI_Allreduce(comm=
+// CHECK: MPI_Comm_split(comm=0, color=(rank % 2), key=rank, newcomm=2)
+// CHECK: MPI_Barrier(comm=2)
+// CHECK: MPI_Allreduce(comm=2)
 // CHECK: MPI_Bcast(root=0, comm=0)
 // CHECK: MPI_Barrier(comm=0)
-// CHECK: MPI_Comm_free(comm=
-// COMMS: ('split', '[0]'), ('split', '[1]')
+// CHECK: MPI_Comm_free(comm=2)
+// One split made by every rank: one entry, its color a function of rank.
+// COMMS: [('self', 'None'), ('split', "['(rank % 2)']"), ('world', 'None')]

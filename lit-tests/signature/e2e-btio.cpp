@@ -1,4 +1,4 @@
-// BTIO class B, full subtype, 16 processes (seed 002 §VI.C), traced with the
+// BTIO class B, full subtype, 16 processes (Byna et al. SC08 §VI.C), traced with the
 // paper's numbers: every fifth of 200 time steps each rank writes 5308416
 // bytes with a collective write, one step 42450944 bytes after the previous,
 // then it reads the 40 steps back. btio.out is a link to /dev/null, so the

@@ -1,4 +1,4 @@
-// IOR (seed 002 §VI.A) with the paper's parameters, traced: 16 ranks, each
+// IOR (Byna et al. SC08 §VI.A) with the paper's parameters, traced: 16 ranks, each
 // writes its contiguous 128 MiB block in 4096 transfers of 32 KiB with
 // MPI_File_write_at, then reads it back with MPI_File_read_at. ior.dat is a
 // link to /dev/null, so the 2 GiB written cost nothing and every read hits

@@ -1,4 +1,4 @@
-// Out-of-core LU (seed 002 Table 1), traced: at step k one read ahead of the
+// Out-of-core LU (Byna et al. SC08 Table 1), traced: at step k one read ahead of the
 // panel, k+1 reads of a column whose blocks shrink by 4096 bytes, and one
 // read at the start of the file. The file is empty: reads past its end move
 // nothing, and the trace keeps the requested sizes. The 3-d form needs the

@@ -1,4 +1,4 @@
-// PIO-Bench nested strided (seed 002 §VI.E), traced: per repetition a 4096-byte
+// PIO-Bench nested strided (Byna et al. SC08 §VI.E), traced: per repetition a 4096-byte
 // read, then a 2048-byte read 4096 bytes further; repetitions 16384 apart.
 // REQUIRES: runtime, sio-signature
 // RUN: rm -rf %t.d && mkdir -p %t.d && cd %t.d && %sio-cxx-sig -O1 %s -o %t.exe

@@ -1,4 +1,4 @@
-// PIO-Bench segmented access (seed 002 §VI.E), traced with POSIX reads through
+// PIO-Bench segmented access (Byna et al. SC08 §VI.E), traced with POSIX reads through
 // the file pointer: each rank seeks to its segment and reads it in order.
 // REQUIRES: runtime, sio-signature
 // RUN: rm -rf %t.d && mkdir -p %t.d && cd %t.d && %sio-cxx-sig -O1 %s -o %t.exe

@@ -1,4 +1,4 @@
-// PIO-Bench simple strided (seed 002 §VI.E), traced: each rank reads 100
+// PIO-Bench simple strided (Byna et al. SC08 §VI.E), traced: each rank reads 100
 // blocks of 4096 bytes, 8192 bytes apart, from its own initial position.
 // REQUIRES: runtime, sio-signature
 // RUN: rm -rf %t.d && mkdir -p %t.d && cd %t.d && %sio-cxx-sig -O1 %s -o %t.exe

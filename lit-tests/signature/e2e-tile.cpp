@@ -1,4 +1,4 @@
-// mpi-tile-io (seed 002 §VI.B), traced: the file is a dense 2-d array of
+// mpi-tile-io (Byna et al. SC08 §VI.B), traced: the file is a dense 2-d array of
 // 1024-byte elements cut into one row of tiles, one tile of 100 x 10
 // elements per process (the paper's signature has tiles of 1024000 bytes; its
 // text's 100 x 100 would be 10240000). Each process sets a view displaced to

@@ -677,11 +677,16 @@ private:
         return {mpi("MPI_Alltoall(perRank(syncSendAll, " + comm(p) + "), 1, MPI_INT, perRank(syncReceiveAll, " + comm(p) +
                     "), 1, MPI_INT, " + comm(p) + ")")};
       if (op == "MPI_Comm_split" || op == "MPI_Comm_dup") {
-        auto slot = newComms_.find(&e);
-        if (slot == newComms_.end())
-          throw UnsupportedTrace(context_ + ": no " + (op == "MPI_Comm_split" ? "split" : "dup") +
-                                 " communicator in the trace's comm table for it");
-        std::string out = "&comm[" + std::to_string(slot->second) + "]";
+        std::string out;
+        if (p.has("newcomm")) {
+          out = "newComm(" + p("newcomm") + ")"; // its comm-table id; -1: MPI_COMM_NULL
+        } else { // traces before `newcomm` was recorded: the k-th call makes the k-th entry
+          auto slot = newComms_.find(&e);
+          if (slot == newComms_.end())
+            throw UnsupportedTrace(context_ + ": no " + (op == "MPI_Comm_split" ? "split" : "dup") +
+                                   " communicator in the trace's comm table for it");
+          out = "&comm[" + std::to_string(slot->second) + "]";
+        }
         if (op == "MPI_Comm_dup")
           return {mpi("MPI_Comm_dup(" + comm(p) + ", " + out + ")")};
         return {mpi("MPI_Comm_split(" + comm(p) + ", " + intArg("color") + ", " + intArg("key") + ", " + out + ")")};
@@ -958,7 +963,8 @@ private:
     out.comment("");
     out.comment("  build: mpicxx -O2 replay.cpp -o replay        (sio-cxx to trace the replay itself)");
     out.comment("  run:   mpiexec -n " + std::to_string(h.nranks) +
-                " ./replay [--fast-forward] [--seed N] [--print-gaps] [--path-map OLD=NEW]...");
+                " ./replay [--fast-forward] [--seed N] [--print-gaps] [--root DIR] [--path-map OLD=NEW]...");
+    out.comment("         [--overwrite]");
     out.comment("");
     out.comment("Every rank performs the calls of the trace in order, with the same parameters:");
     out.comment("loops stay loops, rank lists are `if` guards on `rank`, and values that the");
@@ -966,6 +972,14 @@ private:
     out.comment("are computed here, so the program runs at every rank count its models hold for.");
     out.comment("Time-accurate by default: each call waits for a computation gap drawn from the");
     out.comment("trace's histogram of the time before it; --fast-forward drops the gaps.");
+    out.comment("");
+    out.comment("Files: the replay never works on the paths the trace names. Every file goes");
+    out.comment("under the replay root (--root DIR, default ./sio-replay-root): /a/b becomes");
+    out.comment("DIR/abs/a/b, a relative name DIR/rel/name (the replay runs in DIR/rel), and `..`");
+    out.comment("cannot leave the root. --path-map OLD=NEW replays names starting with OLD under");
+    out.comment("NEW instead, outside the root: say so to replay on real storage. Without");
+    out.comment("--overwrite the replay writes no file that exists before it starts: it stops");
+    out.comment("before its first call (exit status 2) naming the file.");
     if (!h.complete)
       out.comment("WARNING: the trace is incomplete (" + std::to_string(h.droppedEvents) + " events dropped).");
     out.blank();
@@ -990,6 +1004,7 @@ private:
     emitObjects(out);
     emitChecks(out);
     emitInputFiles(out);
+    emitOverwriteCheck(out);
     out.raw(body_.str());
     out.blank();
     out.line("} // namespace sio_replay");
@@ -1261,6 +1276,19 @@ private:
     out.blank();
   }
 
+  void emitOverwriteCheck(CodeEmitter &out) {
+    std::vector<std::string> ids;
+    for (int64_t id : usedFiles_)
+      if (!reads_.count(id) || writtenFiles_.count(id)) // not a pure input: written, created or truncated
+        ids.push_back(std::to_string(id));
+    out.comment("Files this replay may write, created or truncated: none may exist before it");
+    out.comment("starts unless --overwrite (see the header).");
+    out.open("void checkOverwrites()");
+    out.line("refuseToOverwrite({" + join(ids, ", ") + "});");
+    out.close();
+    out.blank();
+  }
+
   void emitMain(CodeEmitter &out) {
     out.open("int main(int argc, char **argv)");
     out.line("using namespace sio_replay;");
@@ -1276,6 +1304,7 @@ private:
     out.line("return 0;");
     out.close();
     out.line("checkModels();");
+    out.line("checkOverwrites();");
     out.line("createObjects();");
     out.line("provideInputFiles();");
     out.line("buffer.reserve(kLargestRequestBytes);");

@@ -66,11 +66,14 @@ TEST(CompileRun, ReplaysFilesOnTwoRanksAndRefusesOnThree) {
       << slurp(dir / "compile.log");
   ASSERT_EQ(run(cd + "MPIR_CVAR_CH4_NUM_VCIS=1 " SIO_MPIEXEC " -n 2 ./replay --fast-forward > run.log 2>&1"), 0)
       << slurp(dir / "run.log");
-  EXPECT_EQ(fs::file_size(dir / "out dir/shared.dat"), 600u); // 3 writes of 100 at 100*rank + 200*i
-  EXPECT_EQ(fs::file_size(dir / (kWeirdName + "00")), 5u + 2u);
-  EXPECT_EQ(fs::file_size(dir / (kWeirdName + "01")), 15u + 2u);
+  // Relative names are replayed under the default root's rel/ directory.
+  fs::path rel = dir / "sio-replay-root" / "rel";
+  EXPECT_FALSE(fs::exists(dir / "out dir"));
+  EXPECT_EQ(fs::file_size(rel / "out dir/shared.dat"), 600u); // 3 writes of 100 at 100*rank + 200*i
+  EXPECT_EQ(fs::file_size(rel / (kWeirdName + "00")), 5u + 2u);
+  EXPECT_EQ(fs::file_size(rel / (kWeirdName + "01")), 15u + 2u);
   // Never written, only read: created with the size the reads need.
-  EXPECT_EQ(fs::file_size(dir / "input/never_written.dat"), 64u + 1000u + 64u);
+  EXPECT_EQ(fs::file_size(rel / "input/never_written.dat"), 64u + 1000u + 64u);
 
   // 4/nranks is no integer on 3 ranks: a clear refusal, nonzero exit.
   EXPECT_NE(run(cd + "MPIR_CVAR_CH4_NUM_VCIS=1 " SIO_MPIEXEC " -n 3 ./replay --fast-forward > refuse.log 2>&1"), 0);

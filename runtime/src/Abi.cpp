@@ -35,8 +35,8 @@ __attribute__((visibility("default"))) void __sio_register_tables(uint32_t abi_v
                                                                   const SioLoopDesc *loops_begin,
                                                                   const SioLoopDesc *loops_end) {
   if (abi_version != SIO_ABI_VERSION) {
-    std::fprintf(stderr, "sio: warning: instrumented module has ABI version %u, runtime expects %u; its sites are "
-                         "ignored\n", abi_version, unsigned(SIO_ABI_VERSION));
+    message("sio: warning: instrumented module has ABI version " + std::to_string(abi_version) +
+            ", runtime expects " + std::to_string(unsigned(SIO_ABI_VERSION)) + "; its sites are ignored");
     return;
   }
   registerTables(sites_begin, sites_end, loops_begin, loops_end);

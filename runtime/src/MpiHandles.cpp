@@ -27,6 +27,8 @@ struct MpiTables {
   int64_t nextReq = 0;
   std::unordered_map<int64_t, int64_t> comm;
   std::vector<ObjectEntry> comms;
+  std::unordered_map<uint64_t, int64_t> commsMadeAt; // site -> communicators made there
+  int64_t derivedTypes = 0;                          // derived datatypes described so far
   struct TypeKey {
     int combiner, ni, na, nd;
   };
@@ -197,6 +199,11 @@ int64_t describeType(MpiTables &t, MPI_Datatype type, int depth) {
   } else {
     code = int64_t(t.datatypes.size());
     e.id = code;
+    // A derived type is identified by the order in which this rank first
+    // used it (its constructor is not intercepted): SPMD ranks agree, and
+    // the merge turns rank-dependent fields into functions of rank.
+    if (e.kind != "named")
+      e.serial = t.derivedTypes++;
     t.datatypes.push_back(std::move(e));
     t.dtypeByDesc.emplace(desc, code);
   }
@@ -222,12 +229,27 @@ void seedComms(MpiTables &t) {
   addComm(t, int64_t(MPI_COMM_SELF), s);
 }
 
-std::string commDescription(MpiTables &t, int64_t handle) {
+int64_t otherComm(MpiTables &t, int64_t comm) {
+  ObjectEntry e;
+  e.kind = "other";
+  int size = 0;
+  if (mpiUsable())
+    PMPI_Comm_size(MPI_Comm(comm), &size);
+  e.fields["size"] = {Expr(int64_t(size))};
+  return addComm(t, comm, e);
+}
+
+int64_t knownComm(MpiTables &t, int64_t handle) {
   auto it = t.comm.find(handle);
-  if (it == t.comm.end())
-    return "unknown";
-  const ObjectEntry &e = t.comms[size_t(it->second)];
-  return e.kind == "world" || e.kind == "self" ? e.kind : e.kind + "#" + std::to_string(e.id);
+  return it != t.comm.end() ? it->second : otherComm(t, handle);
+}
+
+/// A communicator made by a call at `site`: identified by its creation event.
+int64_t madeComm(MpiTables &t, ObjectEntry e, int64_t parent, uint64_t site, int64_t newcomm) {
+  e.fields["parent"] = {Expr(knownComm(t, parent))};
+  e.site = site;
+  e.serial = t.commsMadeAt[site]++;
+  return addComm(t, newcomm, std::move(e));
 }
 
 } // namespace
@@ -310,40 +332,29 @@ int64_t commCode(int64_t comm) {
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   seedComms(t);
-  auto it = t.comm.find(comm);
-  if (it != t.comm.end())
-    return it->second;
-  ObjectEntry e;
-  e.kind = "other";
-  int size = 0;
-  if (mpiUsable())
-    PMPI_Comm_size(MPI_Comm(comm), &size);
-  e.fields["size"] = {Expr(int64_t(size))};
-  return addComm(t, comm, e);
+  return knownComm(t, comm);
 }
 
-int64_t commSplit(int64_t parent, int64_t color, int64_t key, int64_t newcomm) {
+int64_t commSplit(int64_t parent, int64_t color, int64_t key, int64_t newcomm, uint64_t site) {
   Blocked blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   seedComms(t);
   ObjectEntry e;
   e.kind = "split";
-  e.strings["parent"] = commDescription(t, parent);
   e.fields["color"] = {Expr(color)};
   e.fields["key"] = {Expr(key)};
-  return addComm(t, newcomm, e);
+  return madeComm(t, std::move(e), parent, site, newcomm);
 }
 
-int64_t commDup(int64_t parent, int64_t newcomm) {
+int64_t commDup(int64_t parent, int64_t newcomm, uint64_t site) {
   Blocked blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   seedComms(t);
   ObjectEntry e;
   e.kind = "dup";
-  e.strings["parent"] = commDescription(t, parent);
-  return addComm(t, newcomm, e);
+  return madeComm(t, std::move(e), parent, site, newcomm);
 }
 
 void commFree(int64_t comm) {
@@ -406,13 +417,16 @@ int64_t infoCode(int64_t info) {
   return t.info[info] = e.id;
 }
 
-void fillObjectTables(sio::trace::Trace &tr) {
+void fillObjectTables(sio::trace::Trace &tr, int rank) {
   Blocked blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   tr.datatypes = t.datatypes;
   tr.comms = t.comms;
   tr.infos = t.infos;
+  for (auto *table : {&tr.datatypes, &tr.comms, &tr.infos})
+    for (ObjectEntry &e : *table)
+      e.ranks = sio::trace::RankList::single(rank);
 }
 
 } // namespace sio::rt

@@ -216,19 +216,24 @@ struct Comm : Ign {
   }
 };
 
-/// New communicators are described in the comm table by rule, not recorded
-/// as parameters (the merge renumbers table ids by content).
+/// New communicators are described in the comm table by rule and recorded
+/// as the output parameter `newcomm` (their table id; -1 for
+/// MPI_COMM_NULL or a failed call).
 struct CommSplit : Ign {
-  static void post(Call &c, const char *, MPI_Comm *out) {
+  static void post(Call &c, const char *n, MPI_Comm *out) {
+    int64_t code = -1;
     if (c.ret == MPI_SUCCESS && out && *out != MPI_COMM_NULL)
-      commSplit(c.comm, c.ints[0], c.ints[1], int64_t(*out));
+      code = commSplit(c.comm, c.ints[0], c.ints[1], int64_t(*out), c.rec->id);
+    c.rec->add(n, code);
   }
 };
 
 struct CommDup : Ign {
-  static void post(Call &c, const char *, MPI_Comm *out) {
-    if (c.ret == MPI_SUCCESS && out)
-      commDup(c.comm, int64_t(*out));
+  static void post(Call &c, const char *n, MPI_Comm *out) {
+    int64_t code = -1;
+    if (c.ret == MPI_SUCCESS && out && *out != MPI_COMM_NULL)
+      code = commDup(c.comm, int64_t(*out), c.rec->id);
+    c.rec->add(n, code);
   }
 };
 

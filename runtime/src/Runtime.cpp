@@ -22,10 +22,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <fcntl.h>
 #include <fstream>
 #include <mutex>
 #include <set>
 #include <string>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <unordered_map>
 #include <vector>
@@ -63,9 +67,18 @@ struct RegisteredTables {
 /// Everything the drain and finalize side owns. Heap-allocated and never
 /// destroyed: atexit handlers and signal handlers may run after static
 /// destructors.
+/// Who this process is among the processes a traced one starts: the traced
+/// program (or an MPI rank), a child with a trace of its own
+/// (SIO_TRACE_CHILDREN=1), or a child that writes nothing.
+enum class Role { Root, Child, Silent };
+
 struct State {
   std::recursive_mutex mu;
   Settings settings;
+  std::string startDirectory; ///< cwd at start-up (with '/'): relative trace paths resolve against it
+  Role role = Role::Root;
+  pid_t pid = 0;
+  bool marked = false; ///< SIO_TRACING_PID names this process
   std::vector<std::string> warnings;
   bool initialized = false;
   bool finished = false;
@@ -119,6 +132,52 @@ State &S() {
   return *s;
 }
 
+
+// ---- the runtime's own descriptor for messages ---------------------------------
+
+/// A duplicate of the standard error the process started with, far above the
+/// descriptors a program allocates, close-on-exec: a program that closes fd 2
+/// and opens a data file there never receives the runtime's messages.
+int g_msgFd = -1;
+bool g_msgTried = false;
+dev_t g_msgDev = 0;
+ino_t g_msgIno = 0;
+
+void openMessageFd() {
+  struct stat st;
+  if (g_msgTried)
+    return;
+  g_msgTried = true;
+  if (fstat(2, &st) != 0)
+    return;
+  struct rlimit lim;
+  long low = 512;
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
+    low = std::min<long>(low, long(lim.rlim_cur) / 2);
+  int fd = fcntl(2, F_DUPFD_CLOEXEC, int(std::max<long>(low, 3)));
+  if (fd < 0)
+    return;
+  g_msgFd = fd;
+  g_msgDev = st.st_dev;
+  g_msgIno = st.st_ino;
+}
+
+// ---- processes started by a traced one -------------------------------------------
+
+/// "SIO_TRACING_PID=<pid>", put into the environment at start-up and updated
+/// in place (no reallocation of environ once threads run): the process that
+/// traces (it initialised MPI or recorded a file) names itself there, so the
+/// programs it starts know they are its children.
+constexpr size_t kTracingEnvPrefix = sizeof("SIO_TRACING_PID=") - 1;
+char g_tracingEnv[48] = "SIO_TRACING_PID=";
+
+void markTracingProcess(State &s) {
+  s.marked = true;
+  if (s.role != Role::Root)
+    return; // its own children count as the tracer's
+  std::snprintf(g_tracingEnv + kTracingEnvPrefix, sizeof g_tracingEnv - kTracingEnvPrefix, "%ld",
+                long(s.pid));
+}
 
 void calibrate(State &s) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -177,9 +236,17 @@ std::vector<std::string> commandLine() {
 }
 
 std::string tracePath(const State &s) {
-  if (!s.settings.traceFile.empty())
-    return s.settings.traceFile;
-  return exeBaseName() + "." + std::to_string(s.nranks) + ".sio.json";
+  if (s.role == Role::Child) {
+    // Next to the application's trace, never in its place.
+    std::string dir;
+    size_t slash = s.settings.traceFile.rfind('/');
+    if (slash != std::string::npos)
+      dir = s.settings.traceFile.substr(0, slash + 1);
+    return dir + exeBaseName() + "." + std::to_string(s.pid) + ".sio.json";
+  }
+  std::string path = !s.settings.traceFile.empty() ? s.settings.traceFile
+                                                   : exeBaseName() + "." + std::to_string(s.nranks) + ".sio.json";
+  return path[0] == '/' ? path : s.startDirectory + path;
 }
 
 void convert(State &s, ThreadBuffer *b, const Record &r) {
@@ -388,7 +455,7 @@ Trace buildRankTrace(State &s) {
     f.name.push_back(FileNamePart{s.files[i], std::nullopt, 0});
     t.files.push_back(std::move(f));
   }
-  fillObjectTables(t);
+  fillObjectTables(t, s.rank);
   t.body = s.comp.finish(s.rank, s.nranks);
   formatLoopFileNames(t, s.rank); // dir.<rank>/file.<rank>.<i0>: one entry per format
   return t;
@@ -398,9 +465,9 @@ void writeTrace(State &s, Trace &t, const std::string &path) {
   try {
     writeTraceFile(path, t);
     if (s.settings.verbose)
-      std::fprintf(stderr, "sio: rank %d wrote %s\n", s.rank, path.c_str());
+      message("sio: rank " + std::to_string(s.rank) + " wrote " + path);
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "sio: warning: could not write the trace: %s\n", e.what());
+    message(std::string("sio: warning: could not write the trace: ") + e.what());
   }
 }
 
@@ -448,8 +515,8 @@ void finishNoMpi() {
   g_active.store(false);
   s.finished = true;
   drainAll(s);
-  if (s.events == 0)
-    return; // helper processes (shells, mpiexec) leave no trace
+  if (s.events == 0 || s.role == Role::Silent)
+    return; // helper processes (shells, mpiexec) and untraced children leave no trace
   Trace t = buildRankTrace(s);
   t.header.metadata["merge_rounds"] = "0";
   finalizeMerged(t);
@@ -500,11 +567,89 @@ void installSignalHandlers() {
   sigaction(SIGABRT, &sa, &g_prevAbrt);
 }
 
+// ---- fork ------------------------------------------------------------------------
+
+// The runtime's locks are held across fork(), so the child's copy of the state
+// is consistent (no thread was half-way through an update) and no lock is
+// left held by a thread that does not exist in the child.
+void forkPrepare() {
+  ++tls.blocked;
+  S().mu.lock();
+  Q().mu.lock();
+}
+
+void forkParent() {
+  Q().mu.unlock();
+  S().mu.unlock();
+  --tls.blocked;
+}
+
+void forkChild() {
+  State &s = S();
+  DrainQueue &q = Q();
+  // The recursive mutex records the parent's thread id as its owner, which the
+  // child's thread does not have: fresh locks instead of unlocking.
+  new (&q.mu) std::mutex;
+  new (&q.cv) std::condition_variable;
+  new (&s.mu) std::recursive_mutex;
+  --tls.blocked;
+  // Only this thread exists: no drain thread, and the other threads' buffers
+  // (and the queued ones) are the parent's records.
+  q.started = false;
+  q.chunks.clear();
+  q.queuedBytes = 0;
+  s.pid = getpid();
+  if (s.finished || !s.settings.traceChildren) {
+    g_active.store(false);
+    s.finished = true;
+    return;
+  }
+  s.role = Role::Child;
+  s.buffers = nullptr;
+  tls.buf = nullptr;
+  tls.depth = tls.mpiioOpen = 0;
+  s.comp = IntraRankCompressor();
+  s.events = 0;
+  s.capNotes.clear();
+  g_dropped.store(0);
+  g_dropping.store(false);
+  s.mpiInitialized = false; // a child cannot use its parent's MPI
+  s.mergeComm = MPI_COMM_NULL;
+  s.rank = 0;
+  s.nranks = 1;
+  s.startTicks = ticks();
+  s.mpiInitEndTicks = 0;
+}
+
 __attribute__((constructor(101))) void runtimeConstructor() { ensureInit(); }
 
 } // namespace
 
 uint64_t ticksToNs(uint64_t t) { return uint64_t(double(t) * S().nsPerTick); }
+
+void message(const std::string &line) {
+  if (!g_msgTried)
+    openMessageFd(); // a module constructor ran before ours
+  if (g_msgFd < 0)
+    return;
+  Blocked blk;
+  struct stat st;
+  // The program may have closed our descriptor and opened a file there.
+  if (fstat(g_msgFd, &st) != 0 || st.st_dev != g_msgDev || st.st_ino != g_msgIno)
+    return;
+  std::string text = line + "\n";
+  const char *p = text.data();
+  size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = ::syscall(SYS_write, g_msgFd, p, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return;
+    p += n;
+    left -= size_t(n);
+  }
+}
 
 ThreadBuffer *createThreadBuffer() {
   State &s = S();
@@ -645,6 +790,8 @@ int64_t fileId(const char *path) {
   auto [it, fresh] = s.fileIds.try_emplace(path, int64_t(s.files.size()));
   if (fresh)
     s.files.emplace_back(path);
+  if (!s.marked)
+    markTracingProcess(s);
   return it->second;
 }
 
@@ -666,21 +813,35 @@ void ensureInit() {
     return;
   s.initialized = true;
   s.settings = parseSettingsFromEnvironment(s.warnings);
+  openMessageFd();
   if (printsWarnings())
     for (const auto &w : s.warnings)
-      std::fprintf(stderr, "%s\n", w.c_str());
+      message(w);
   if (s.settings.disable)
     return;
+  s.pid = getpid();
+  // A program a traced process started (system("cat ..."), a script) inherits
+  // LD_PRELOAD and SIO_TRACE_FILE: it must not write over that trace.
+  const char *tracer = std::getenv("SIO_TRACING_PID");
+  if (tracer && *tracer && std::strtol(tracer, nullptr, 10) != long(s.pid))
+    s.role = s.settings.traceChildren ? Role::Child : Role::Silent;
+  std::snprintf(g_tracingEnv + kTracingEnvPrefix, sizeof g_tracingEnv - kTracingEnvPrefix, "%s",
+                tracer ? tracer : "");
+  putenv(g_tracingEnv); // updated in place from now on (markTracingProcess)
   g_layers = s.settings.layers;
   Q().blockRecords = size_t(s.settings.bufferRecords);
-  // A forked child has no drain thread: it starts its own when needed.
-  pthread_atfork(nullptr, nullptr, [] { Q().started = false; });
+  pthread_atfork(forkPrepare, forkParent, forkChild);
   calibrate(s);
   s.startTicks = ticks();
   char buf[64];
   std::time_t now = std::time(nullptr);
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   s.startTime = buf;
+  // The trace goes where the user started the program, even if it chdirs
+  // (a replay works inside its replay root).
+  char cwd[4096];
+  if (getcwd(cwd, sizeof cwd))
+    s.startDirectory = std::string(cwd) + "/";
   installSignalHandlers();
   std::atexit(finishNoMpi);
   g_active.store(true);
@@ -691,6 +852,9 @@ void onMpiInitialized() {
   Blocked blk;
   std::lock_guard lk(s.mu);
   s.mpiInitialized = true;
+  if (s.role == Role::Silent)
+    s.role = Role::Root; // an MPI rank started by a traced launcher
+  markTracingProcess(s);
   PMPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &s.nranks);
   // A private communicator: the merge's messages never meet the program's.
@@ -753,8 +917,8 @@ void finalizeMpi() {
     writeTrace(s, t, tracePath(s));
   }
   if (s.settings.verbose)
-    std::fprintf(stderr, "sio: rank %d: %llu events, %llu dropped\n", s.rank, (unsigned long long)s.events,
-                 (unsigned long long)g_dropped.load());
+    message("sio: rank " + std::to_string(s.rank) + ": " + std::to_string(s.events) + " events, " +
+            std::to_string(g_dropped.load()) + " dropped");
   PMPI_Comm_free(&s.mergeComm);
 }
 
@@ -777,6 +941,8 @@ void writePartial(const char *why, bool fromSignal) {
     return;
   g_active.store(false);
   s.finished = true;
+  if (s.role == Role::Silent)
+    return;
   try {
     Trace t = buildRankTrace(s);
     t.header.complete = false;
@@ -785,7 +951,7 @@ void writePartial(const char *why, bool fromSignal) {
     fillSiteTables(s, t);
     writeTrace(s, t, tracePath(s) + ".rank" + std::to_string(s.rank) + ".partial.sio.json");
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "sio: warning: no partial trace: %s\n", e.what());
+    message(std::string("sio: warning: no partial trace: ") + e.what());
   }
 }
 

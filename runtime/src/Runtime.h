@@ -126,6 +126,10 @@ inline uint64_t ticks() {
 }
 uint64_t ticksToNs(uint64_t ticks);
 
+/// Writes one line to the runtime's own duplicate of the standard error the
+/// process started with (never to whatever the program has at fd 2 now).
+void message(const std::string &line);
+
 // ---- buffer -----------------------------------------------------------------
 
 ThreadBuffer *createThreadBuffer();
@@ -182,8 +186,10 @@ int64_t requestCode(int64_t req);     ///< -1 if not an I/O request
 int64_t requestNew(int64_t req);
 void requestRelease(int64_t req);
 int64_t commCode(int64_t comm);
-int64_t commSplit(int64_t parent, int64_t color, int64_t key, int64_t newcomm);
-int64_t commDup(int64_t parent, int64_t newcomm);
+/// New communicators: their comm-table code, identified by the creation
+/// event (`site` and the rank's creation order there).
+int64_t commSplit(int64_t parent, int64_t color, int64_t key, int64_t newcomm, uint64_t site);
+int64_t commDup(int64_t parent, int64_t newcomm, uint64_t site);
 void commFree(int64_t comm);
 int64_t datatypeCode(int64_t datatype);
 int64_t infoCode(int64_t info);
@@ -197,7 +203,7 @@ void finalizeMpi();           ///< from MPI_Finalize, before PMPI_Finalize
 /// incomplete with `why` (signals, MPI_Abort, exit without MPI_Finalize).
 void writePartial(const char *why, bool fromSignal = false);
 /// Fills the trace's MPI object tables (MpiHandles.cpp).
-void fillObjectTables(sio::trace::Trace &t);
+void fillObjectTables(sio::trace::Trace &t, int rank);
 void registerTables(const void *sitesBegin, const void *sitesEnd, const void *loopsBegin, const void *loopsEnd);
 
 /// Blocks recording on this thread for a scope (runtime's own calls).

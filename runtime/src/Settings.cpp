@@ -152,6 +152,8 @@ Settings parseSettings(EnvLookup lookup, void *ctx, std::vector<std::string> &wa
         ok = parseInt(text, s.bufferRecords) && s.bufferRecords >= 16 && s.bufferRecords <= (1 << 20);
       } else if (name == "SIO_DRAIN_THREAD") {
         ok = parseBool(text, s.drainThread);
+      } else if (name == "SIO_TRACE_CHILDREN") {
+        ok = parseBool(text, s.traceChildren);
       } else if (name == "SIO_VERBOSE") {
         ok = parseInt(text, s.verbose) && s.verbose >= 0;
       }

@@ -38,6 +38,9 @@ inline constexpr SettingDecl kSettings[] = {
     {"SIO_DRAIN_THREAD", SettingType::Bool, "1",
      "1: a helper thread feeds the compressor, off the calling threads; 0: the calling thread does it when its "
      "buffer fills."},
+    {"SIO_TRACE_CHILDREN", SettingType::Bool, "0",
+     "1: child processes (`fork`, and programs a traced process starts) write traces of their own, "
+     "`<exe>.<pid>.sio.json` next to the trace; 0: they write none and never touch the application's trace."},
     {"SIO_VERBOSE", SettingType::Int, "0", "1: each rank reports its event and dropped-event counts and rank 0 the trace path, on stderr."},
 };
 
@@ -53,6 +56,7 @@ struct Settings {
   std::vector<std::string> excludePaths;
   int64_t bufferRecords = 2048;
   bool drainThread = true;
+  bool traceChildren = false;
   int64_t verbose = 0;
 };
 

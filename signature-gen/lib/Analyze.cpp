@@ -1,7 +1,7 @@
 // Every rank's streams, classified, and ranks grouped by signature: ranks
 // whose signatures differ only by where they start share one entry, with the
 // initial position as a function of rank when an affine one fits exactly
-// (`5308416*rank`), as seed 002 §VI reports IOR's.
+// (`5308416*rank`), as Byna et al. SC08 §VI reports IOR's.
 #include "sio/signature/Signature.h"
 
 #include "sio/trace/Fit.h"

@@ -1,4 +1,4 @@
-// Classifying one access stream: the detectors of seed 002's Figure 3, run
+// Classifying one access stream: the detectors of Byna et al.'s (SC08) Figure 3, run
 // offline over Runs (arithmetic runs of accesses) so a stream is never
 // expanded access by access.
 //
@@ -177,7 +177,7 @@ void classifyFlat(Shape &shape, const std::vector<Segment> &cycle) {
     shape.spatial = strideUses.begin()->first < 0 ? Spatial::NegativeStrided : Spatial::FixedStrided;
   } else if (allSingle && eachStrideOnce) {
     // k interleaved single accesses, each advancing by the cycle's
-    // displacement: fixed strided (seed 002 §VI.E, nested strided).
+    // displacement: fixed strided (Byna et al. SC08 §VI.E, nested strided).
     shape.spatial = displacement < 0 ? Spatial::NegativeStrided : Spatial::FixedStrided;
   } else {
     // Nested loops: one stride per level (the innermost one and a carry

@@ -1,4 +1,4 @@
-// The two notations of seed 002 §IV and the JSON form (docs/signatures.md).
+// The two notations of Byna et al. SC08 §IV and the JSON form (docs/signatures.md).
 #include "sio/signature/Signature.h"
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// Figure 3 of seed 002 as a streaming detector. The offline analysis
+// Figure 3 of Byna et al. SC08 as a streaming detector. The offline analysis
 // (Detect.cpp) sees whole streams; this one sees one offset at a time, the
 // way a prefetch thread does, and says when a pattern became stable.
 #include "sio/signature/Signature.h"

@@ -24,7 +24,7 @@ constexpr int kExitBadInput = 2;
 
 constexpr const char *kHelp = R"(usage: sio-signature [options] <trace>
 
-Prints the I/O signatures of a traced run (seed paper 002, docs/signatures.md):
+Prints the I/O signatures of a traced run (Byna et al. SC08, docs/signatures.md):
 per rank, file and operation a trace signature
 
   {READ, initial position, dimension, ([stride, size, count], ...), repetitions}

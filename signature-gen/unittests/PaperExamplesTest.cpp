@@ -1,4 +1,4 @@
-// The examples of seed 002 (§IV Table 1, §VI), each as the access program
+// The examples of Byna et al. SC08 (§IV Table 1, §VI), each as the access program
 // its benchmark runs, checked against the paper's signatures.
 #include "TestTraces.h"
 

@@ -1,4 +1,4 @@
-// Traces built in code: the access programs of seed 002's examples.
+// Traces built in code: the access programs of Byna et al.'s (SC08) examples.
 #pragma once
 
 #include "sio/signature/Signature.h"

@@ -168,6 +168,10 @@ private:
         add(where, "name " + quote(ea.name) + " vs " + quote(eb.name));
       if (ea.strings != eb.strings)
         add(where, "strings differ");
+      if (ea.serial != eb.serial)
+        add(where, "serial " + std::to_string(ea.serial) + " vs " + std::to_string(eb.serial));
+      if (!opts_.ignoreSites && ea.site != eb.site)
+        add(where, "site " + formatId(ea.site) + " vs " + formatId(eb.site));
       auto boundFields = [](const ObjectEntry &e, int64_t nranks) {
         std::map<std::string, std::vector<Expr>> f = e.fields;
         for (auto &[name, values] : f)

@@ -144,6 +144,12 @@ OJson objectJson(const ObjectEntry &e) {
       s[k] = v;
     o["strings"] = std::move(s);
   }
+  if (e.site)
+    o["site"] = formatId(e.site);
+  if (e.serial >= 0)
+    o["serial"] = e.serial;
+  if (!e.ranks.empty())
+    o["ranks"] = ranksJson(e.ranks);
   return o;
 }
 
@@ -749,6 +755,12 @@ ObjectEntry Reader::getObject(const OJson &j, const std::string &path) const {
     for (auto it = s->begin(); it != s->end(); ++it)
       e.strings[it.key()] = getString(it.value(), at(sp, it.key()));
   }
+  if (const OJson *s = optional(j, "site"))
+    e.site = getId(*s, at(path, "site"), false);
+  if (const OJson *s = optional(j, "serial"))
+    e.serial = getInt(*s, at(path, "serial"), 0);
+  if (const OJson *r = optional(j, "ranks"))
+    e.ranks = getRanks(*r, at(path, "ranks"));
   return e;
 }
 

@@ -15,7 +15,7 @@ std::vector<Rational> values(std::initializer_list<int64_t> ys) { return {ys.beg
 } // namespace
 
 TEST(Fit, ExactAffineFitInRank) {
-  // Seed 000 Table 1, iteration 0 at 4 ranks: offsets 0, 240, 480, 720.
+  // ScalaIOExtrap Table 1, iteration 0 at 4 ranks: offsets 0, 240, 480, 720.
   auto e = fitAffineExpr({Expr::rank()}, column({0, 1, 2, 3}), values({0, 240, 480, 720}));
   ASSERT_TRUE(e);
   EXPECT_EQ(e->str(), "240*rank");

@@ -25,7 +25,7 @@ std::optional<TableKind> tableOfParam(std::string_view name) {
     return TableKind::Files;
   if (name == "datatype" || name == "etype" || name == "filetype")
     return TableKind::Datatypes;
-  if (name == "comm")
+  if (name == "comm" || name == "newcomm")
     return TableKind::Comms;
   if (name == "info")
     return TableKind::Infos;
@@ -149,17 +149,6 @@ void remapBody(std::vector<Node> &nodes, const Remaps &remaps) {
           if (!isText(e.value))
             e.value = remapId(std::get<Expr>(e.value), *m);
   }
-}
-
-/// Datatype fields may name other datatypes ("oldtype", "types"): renumber
-/// them with the ids of the side each entry came from.
-void remapObjectFields(std::vector<ObjectEntry> &types, const std::vector<bool> &fromB, const IdMap &remapA,
-                       const IdMap &remapB) {
-  for (size_t k = 0; k < types.size(); ++k)
-    for (auto &[name, values] : types[k].fields)
-      if (name == "oldtype" || name == "types")
-        for (Expr &v : values)
-          v = remapId(v, fromB[k] ? remapB : remapA);
 }
 
 // ------------------------------------------------------------------ body ----
@@ -804,6 +793,90 @@ struct Finalizer {
   }
 };
 
+// ---------------------------------------------------------- MPI objects ----
+
+/// Fields that name entries of a table: datatypes' old types, comms' parents.
+bool isReferenceField(const std::string &name) { return name == "oldtype" || name == "types" || name == "parent"; }
+
+/// Objects made by a rank are the same object on every rank that made them
+/// at the same call site as the same serial (their creation event), whatever
+/// their arguments; the others (named datatypes, world, infos, entries of
+/// traces without ranks) are the same when their contents are.
+std::string identityKey(const ObjectEntry &o) {
+  if (o.serial < 0 || o.ranks.empty())
+    return "content\x01" + contentKey(o);
+  std::string key = "made\x01" + o.kind + '\x01' + formatId(o.site) + '\x01' + std::to_string(o.serial) + '\x01' +
+                    o.name + '\x01';
+  for (const auto &[name, values] : o.fields) {
+    key += name + '#' + std::to_string(values.size());
+    if (isReferenceField(name))
+      for (const Expr &v : values)
+        key += ',' + v.str();
+    key += '\x01';
+  }
+  for (const auto &[k, v] : o.strings)
+    key += k + '=' + v + '\x01';
+  return key;
+}
+
+/// One field value of an object made on `a.ranks` and on `b.ranks`: an exact
+/// model of rank where one fits (`rank`, `(rank % 2)`, a rank grid), else an
+/// explicit table indexed by rank.
+Expr uniteFieldValue(const Expr &x, const RankList &xr, const Expr &y, const RankList &yr, int64_t nranks) {
+  std::vector<RankPoint> points;
+  for (auto [value, ranks] : {std::pair{&x, &xr}, std::pair{&y, &yr}})
+    for (int64_t r : ranks->ranks())
+      points.push_back({r, Rational(value->evaluate({r, nranks, {}}).value_or(0))});
+  std::sort(points.begin(), points.end(), [](const RankPoint &p, const RankPoint &q) { return p.rank < q.rank; });
+  if (auto model = fitRankModel(points, nranks))
+    return *model;
+  if (auto model = fitRankGrid(points, nranks))
+    return *model;
+  std::vector<int64_t> table(static_cast<size_t>(points.back().rank) + 1, 0);
+  for (const RankPoint &p : points)
+    table[static_cast<size_t>(p.rank)] = p.value.asInteger().value_or(0);
+  return Expr::table(std::move(table), Expr::rank());
+}
+
+/// Unites two object tables by identity (identityKey); ids are renumbered 0..
+/// in order of first appearance, a's entries first. Reference fields are
+/// renumbered on the way (they name entries made before, so lower ids).
+std::vector<ObjectEntry> mergeObjects(std::vector<ObjectEntry> a, std::vector<ObjectEntry> b, IdMap &remapA,
+                                      IdMap &remapB, int64_t nranks) {
+  auto byId = [](const ObjectEntry &x, const ObjectEntry &y) { return x.id < y.id; };
+  std::sort(a.begin(), a.end(), byId);
+  std::sort(b.begin(), b.end(), byId);
+  std::vector<ObjectEntry> merged;
+  std::map<std::string, int64_t> index;
+  auto add = [&](ObjectEntry e, IdMap &remap) {
+    for (auto &[name, values] : e.fields)
+      if (isReferenceField(name))
+        for (Expr &v : values)
+          v = remapId(v, remap);
+    auto [it, inserted] = index.try_emplace(identityKey(e), static_cast<int64_t>(merged.size()));
+    remap[e.id] = it->second;
+    if (inserted) {
+      e.id = it->second;
+      merged.push_back(std::move(e));
+      return;
+    }
+    ObjectEntry &m = merged[static_cast<size_t>(it->second)];
+    if (e.serial >= 0 && !e.ranks.empty() && !m.ranks.empty())
+      for (auto &[name, values] : m.fields) {
+        const std::vector<Expr> &other = e.fields.at(name);
+        for (size_t k = 0; k < values.size(); ++k)
+          if (!(values[k] == other[k]))
+            values[k] = uniteFieldValue(values[k], m.ranks, other[k], e.ranks, nranks);
+      }
+    m.ranks = m.ranks.unite(e.ranks);
+  };
+  for (ObjectEntry &e : a)
+    add(std::move(e), remapA);
+  for (ObjectEntry &e : b)
+    add(std::move(e), remapB);
+  return merged;
+}
+
 } // namespace
 
 Trace mergeTraces(Trace a, Trace b) {
@@ -821,12 +894,10 @@ Trace mergeTraces(Trace a, Trace b) {
   out.loops = std::move(a.loops);
   uniteById(out.loops, std::move(b.loops));
   out.files = mergeTable(std::move(a.files), std::move(b.files), remapA.files, remapB.files);
-  std::vector<bool> datatypeFromB;
-  out.datatypes =
-      mergeTable(std::move(a.datatypes), std::move(b.datatypes), remapA.datatypes, remapB.datatypes, &datatypeFromB);
-  remapObjectFields(out.datatypes, datatypeFromB, remapA.datatypes, remapB.datatypes);
-  out.comms = mergeTable(std::move(a.comms), std::move(b.comms), remapA.comms, remapB.comms);
-  out.infos = mergeTable(std::move(a.infos), std::move(b.infos), remapA.infos, remapB.infos);
+  const int64_t nranks = out.header.nranks;
+  out.datatypes = mergeObjects(std::move(a.datatypes), std::move(b.datatypes), remapA.datatypes, remapB.datatypes, nranks);
+  out.comms = mergeObjects(std::move(a.comms), std::move(b.comms), remapA.comms, remapB.comms, nranks);
+  out.infos = mergeObjects(std::move(a.infos), std::move(b.infos), remapA.infos, remapB.infos, nranks);
   if (!remapA.trivial())
     remapBody(a.body, remapA);
   if (!remapB.trivial())
@@ -843,6 +914,10 @@ void formatLoopFileNames(Trace &t, int64_t rank) {
 }
 
 void finalizeMerged(Trace &t) {
+  // The ranks of object entries only serve the merge.
+  for (auto *table : {&t.datatypes, &t.comms, &t.infos})
+    for (ObjectEntry &o : *table)
+      o.ranks = RankList();
   Finalizer finalizer(t);
   finalizer.visit(t.body);
   finalizer.compactFiles();

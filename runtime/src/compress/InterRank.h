@@ -1,5 +1,5 @@
 // Inter-rank merge of per-rank traces (ScalaTrace's inter-node compression,
-// seed 000 §2) and the final model fitting done once at the root.
+// ScalaIOExtrap §2) and the final model fitting done once at the root.
 //
 // Capture's MPI_Finalize driver: every rank builds a Trace (header.nranks = the
 // run's rank count, its own tables, body from IntraRankCompressor::finish),
@@ -9,10 +9,13 @@
 //
 // Table references. Parameters that hold ids into the trace's tables are
 // recognized by name (tableOfParam): "file" -> files; "datatype", "etype",
-// "filetype" -> datatypes; "comm" -> comms; "info" -> infos. Capture assigns
-// ids per rank (e.g. in creation order); the merge renumbers entries by
-// content, so equal entries share one id, and different entries keep
-// different ids with the parameter becoming elastic. finalizeMerged then turns
+// "filetype" -> datatypes; "comm", "newcomm" -> comms; "info" -> infos.
+// Capture assigns ids per rank (e.g. in creation order); the merge renumbers
+// files by content, so equal entries share one id, and different entries keep
+// different ids with the parameter becoming elastic. MPI objects a rank made
+// are united by identity instead (creation site and serial, see
+// sio::trace::ObjectEntry): one entry whose differing fields become exact
+// functions of rank (or rank-indexed tables). finalizeMerged then turns
 // per-rank file names that differ in integer fields into a format
 // (`file_<rank>`, `file_<rank/4>`, zero-padded `out_<rank:04>`), also when the
 // per-rank entries already have loop-index fields (`dir.<rank>/f.<i0>`).

@@ -1,5 +1,5 @@
 // On-line compression of one rank's event stream into a loop-structured trace
-// body (ScalaTrace's intra-node compression, seed 000 §2).
+// body (ScalaTrace's intra-node compression, ScalaIOExtrap §2).
 //
 // Usage (capture): one compressor per rank (per thread that traces); feed it
 // the plugin's loop markers and every intercepted call in program order, then

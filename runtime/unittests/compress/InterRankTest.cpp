@@ -71,7 +71,7 @@ void strongScaling(Recorder &rec, int64_t r, int64_t n) {
   rec.event(makeFlat("MPI_File_close", 5, {{"fh", 0}}));
 }
 
-TEST(InterRank, SeedTable1MergesTo240RankPlus960I) {
+TEST(InterRank, ScalaIOExtrapTable1MergesTo240RankPlus960I) {
   std::vector<RankRun> runs;
   for (int64_t r = 0; r < 4; ++r)
     runs.push_back(runRank(r, 4, strongScaling, {"data/strong.dat"}));
@@ -309,6 +309,86 @@ TEST(InterRank, SerializedPerRankTraceMergesLikeTheOriginal) {
   Trace direct = mergeTraces(runs[0].trace, runs[1].trace);
   Trace shipped = mergeTraces(runs[0].trace, deserializeTrace(serializeTrace(runs[1].trace)));
   EXPECT_EQ(serializeTrace(direct), serializeTrace(shipped));
+}
+
+// Issue 14 item 2: objects are identified by their creation event (site and
+// per-rank serial), so a split made by every rank with key = rank is one
+// entry whose key is the function `rank`, whatever the rank count.
+ObjectEntry madeObject(int64_t id, std::string kind, uint64_t site, int64_t serial, int64_t rank,
+                       std::map<std::string, std::vector<Expr>> fields) {
+  ObjectEntry e;
+  e.id = id;
+  e.kind = std::move(kind);
+  e.site = site;
+  e.serial = serial;
+  e.fields = std::move(fields);
+  e.ranks = RankList::single(rank);
+  return e;
+}
+
+Trace objectsOfRank(int64_t r, int64_t n, const std::function<int64_t(int64_t)> &color) {
+  Trace t;
+  t.header.nranks = n;
+  ObjectEntry world;
+  world.kind = "world";
+  world.ranks = RankList::single(r);
+  t.comms.push_back(world);
+  t.comms.push_back(madeObject(1, "split", 0x51, 0, r, {{"color", {Expr(color(r))}}, {"key", {Expr(r)}}, {"parent", {Expr(0)}}}));
+  // A second split of the first: its parent is an id of the same table.
+  t.comms.push_back(madeObject(2, "split", 0x52, 0, r, {{"color", {Expr(0)}}, {"key", {Expr(-r)}}, {"parent", {Expr(1)}}}));
+  // A struct whose displacement is 1024*rank.
+  ObjectEntry byte;
+  byte.kind = "named";
+  byte.name = "MPI_BYTE";
+  byte.ranks = RankList::single(r);
+  t.datatypes.push_back(byte);
+  t.datatypes.push_back(madeObject(1, "struct", 0, 0, r, {{"aints", {Expr(1024 * r)}}, {"types", {Expr(0)}}}));
+  Node node;
+  node.ranks = RankList::single(r);
+  Event e;
+  e.op = "MPI_Barrier";
+  e.layer = Layer::SYNC;
+  e.params.push_back({"comm", ElasticValue(Expr(2), RankList::single(r))});
+  node.item = e;
+  t.body.push_back(node);
+  return t;
+}
+
+Trace mergeObjectTraces(int64_t n, const std::function<int64_t(int64_t)> &color) {
+  std::vector<Trace> level;
+  for (int64_t r = 0; r < n; ++r)
+    level.push_back(objectsOfRank(r, n, color));
+  for (size_t step = 1; step < level.size(); step *= 2)
+    for (size_t k = 0; k + step < level.size(); k += 2 * step)
+      level[k] = mergeTraces(std::move(level[k]), std::move(level[k + step]));
+  finalizeMerged(level[0]);
+  return level[0];
+}
+
+TEST(InterRank, ObjectsMadeByEveryRankAreOneEntryWithRankModels) {
+  for (int64_t n : {4, 8, 12}) {
+    Trace t = mergeObjectTraces(n, [](int64_t r) { return r % 2; });
+    ASSERT_EQ(t.comms.size(), 3u) << n;
+    EXPECT_EQ(t.comms[1].fields.at("color")[0], Expr::mod(Expr::rank(), Expr(2)));
+    EXPECT_EQ(t.comms[1].fields.at("key")[0], Expr::rank());
+    EXPECT_EQ(t.comms[2].fields.at("key")[0], -Expr::rank());
+    EXPECT_EQ(t.comms[2].fields.at("parent")[0], Expr(1));
+    EXPECT_EQ(t.comms[1].site, 0x51u);
+    EXPECT_TRUE(t.comms[1].ranks.empty()) << "merge-only ranks are dropped";
+    ASSERT_EQ(t.datatypes.size(), 2u);
+    EXPECT_EQ(t.datatypes[1].fields.at("aints")[0], Expr(1024) * Expr::rank());
+    // Every rank names the same communicator in the body: one uniform value.
+    ASSERT_EQ(t.body.size(), 1u);
+    EXPECT_TRUE(t.body[0].event().params[0].value.isUniform());
+    EXPECT_EQ(value(t.body[0], "comm"), Value(Expr(2)));
+  }
+}
+
+TEST(InterRank, ObjectFieldsWithoutRankModelBecomeRankTables) {
+  const std::vector<int64_t> colors = {5, 1, 4, 1, 5, 9};
+  Trace t = mergeObjectTraces(6, [&](int64_t r) { return colors[size_t(r)]; });
+  ASSERT_EQ(t.comms.size(), 3u);
+  EXPECT_EQ(t.comms[1].fields.at("color")[0], Expr::table(colors, Expr::rank()));
 }
 
 } // namespace

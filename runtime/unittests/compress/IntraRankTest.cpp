@@ -18,7 +18,7 @@ const Expr &param(const Node &node, std::string_view name) {
 }
 const Expr &iterations(const Node &node) { return std::get<Expr>(node.loop().iterations.entries().at(0).value); }
 
-TEST(IntraRank, SeedTable1LoopIsAffineInTheIndex) {
+TEST(IntraRank, ScalaIOExtrapTable1LoopIsAffineInTheIndex) {
   // offset = rank*(960/N) + 960*i, rank 1 of 4, 3 iterations.
   Recorder r;
   r.enter(10);

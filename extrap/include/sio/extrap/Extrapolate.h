@@ -1,4 +1,4 @@
-// Exact extrapolation of traces to other rank counts (seed 000 §3.2).
+// Exact extrapolation of traces to other rank counts (ScalaIOExtrap §3.2).
 //
 // Inputs are traces of one program at several rank counts N. Their structures
 // must agree node for node; every integer in them (loop counts, coefficients

@@ -1,4 +1,4 @@
-// I/O signatures (seed paper 002, §IV-V): what each process's reads and
+// I/O signatures (Byna et al. SC08, §IV-V): what each process's reads and
 // writes look like, in the paper's two forms.
 //
 //   trace signature    {READ, 0, 1, ([8192, 4096, 100]), 1}

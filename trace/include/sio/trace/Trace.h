@@ -163,12 +163,26 @@ inline bool isFileParam(std::string_view name) { return name == "file" || name =
 /// A described MPI object: datatype (structurally, e.g. kind "vector" with
 /// fields count/blocklength/stride/oldtype), communicator (kind "world",
 /// "self", "split" with color/key as functions of rank, "dup"), or info.
+///
+/// Objects a rank creates are identified by their creation event, not by
+/// content: `site` (the call site that made it, 0 if unknown) and `serial`
+/// (how many objects of the same table that rank had made at that site
+/// before). The inter-rank merge unites the entries of equal identity and
+/// turns fields that differ between ranks into exact functions of `rank`
+/// (`key = rank`), so the table does not grow with the rank count.
+/// `serial < 0` marks objects identified by content (named datatypes, world,
+/// self, infos).
 struct ObjectEntry {
   int64_t id = 0;
   std::string kind;
   std::string name; ///< named datatypes: "MPI_BYTE"
   std::map<std::string, std::vector<Expr>> fields;
   std::map<std::string, std::string> strings; ///< info key/values
+  uint64_t site = 0;  ///< creation call site; 0 = unknown
+  int64_t serial = -1; ///< creation order at `site` on a rank; -1 = identified by content
+  /// The ranks whose values `fields` describe (during the inter-rank merge;
+  /// empty in a finished trace).
+  RankList ranks;
   friend bool operator==(const ObjectEntry &, const ObjectEntry &) = default;
 };
 

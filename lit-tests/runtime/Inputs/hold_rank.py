@@ -1,0 +1,25 @@
+#!/usr/bin/env python3
+"""hold_rank.py N GLOB CMD...: runs CMD (one MPI rank) and writes its exit
+status to exit_status.<pid>, then stays alive until N files match GLOB (at
+most 60 s) and exits 0.
+
+Why: when one rank of a job dies, hydra SIGKILLs the others at once (even
+with -disable-auto-cleanup), which can cut a slower rank off while its
+SIGTERM handler writes its partial trace. This wrapper holds the rank's
+place in the job (and its process-manager connection, which it inherits)
+until every rank has written, so the test checks the runtime, not the race
+between ranks."""
+import glob
+import os
+import subprocess
+import sys
+import time
+
+n = int(sys.argv[1])
+pattern = sys.argv[2]
+status = subprocess.call(sys.argv[3:])
+with open("exit_status.%d" % os.getpid(), "w") as f:
+    f.write("%d\n" % status)
+deadline = time.time() + 60
+while len(glob.glob(pattern)) < n and time.time() < deadline:
+    time.sleep(0.05)
