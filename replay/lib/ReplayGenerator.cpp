@@ -1032,7 +1032,7 @@ private:
   void emitFileNames(CodeEmitter &out) {
     out.comment("The files of the trace, by id, as this rank names them.");
     out.comment("Names with fields in loop indices take the indices of the calling loops.");
-    out.open("std::string fileName(i64 id, std::initializer_list<i64> indices = {})");
+    out.open("std::string fileName(i64 id, std::initializer_list<i64> indices)");
     out.line("(void)indices; // used by names with loop-index fields only");
     out.open("switch (id)");
     for (const auto &file : trace_.files) {
@@ -1278,11 +1278,20 @@ private:
 
   void emitOverwriteCheck(CodeEmitter &out) {
     std::vector<std::string> ids;
-    for (int64_t id : usedFiles_)
+    bool perIteration = false;
+    for (int64_t id : usedFiles_) {
+      const auto *file = trace_.file(id);
+      if (file && file->loopDepthUsed() > 0) {
+        perIteration = true; // a name per loop iteration: not enumerated here
+        continue;
+      }
       if (!reads_.count(id) || writtenFiles_.count(id)) // not a pure input: written, created or truncated
         ids.push_back(std::to_string(id));
+    }
     out.comment("Files this replay may write, created or truncated: none may exist before it");
     out.comment("starts unless --overwrite (see the header).");
+    if (perIteration)
+      out.comment("Files named per loop iteration (`<i0>` fields) are not checked.");
     out.open("void checkOverwrites()");
     out.line("refuseToOverwrite({" + join(ids, ", ") + "});");
     out.close();

@@ -120,7 +120,7 @@ TEST(Generator, StrongScalingValuesAreCheckedAtStartUp) {
                      ", " + event(4, "MPI_File_write_at", "mpiio", R"({"fh": 0, "offset": "960*rank/nranks", "count": "960/nranks", "datatype": 0})") +
                      "]";
   std::string program = generateReplay(makeTrace(4, kSharedFile, body));
-  EXPECT_NE(program.find("(void)exactDiv(960, nranks);"), std::string::npos) << program;
+  EXPECT_NE(program.find("(void)(exactDiv(960, nranks));"), std::string::npos) << program;
   EXPECT_NE(program.find("toInt(exactDiv(960, nranks))"), std::string::npos);
 }
 
