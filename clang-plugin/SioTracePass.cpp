@@ -24,6 +24,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
@@ -113,11 +114,39 @@ private:
 
 enum class Layer { MPIIO, POSIX, STDIO, SYNC };
 
+/// The Fortran bindings of one MPI function of IoCalls.def, as MPICH 4.0's
+/// libmpichfort exports them (docs/fortran.md): mpi_file_write_at_ (flang's
+/// and gfortran's default), mpi_file_write_at (-fno-underscoring),
+/// mpi_file_write_at__ (g77's second underscore) and MPI_FILE_WRITE_AT
+/// (upper-case compilers). All four are one function that converts the
+/// handles and calls the C function through the PLT, so the runtime's
+/// wrapper of the C function sees the call and takes the site marked before
+/// it. Not the mpi_f08 link names (mpi_file_write_at_f08ts_, ..._f08_):
+/// MPICH 4.0 implements them on PMPI_ and MPIR_ entry points the runtime
+/// does not intercept, so a site marked before one would stay pending and
+/// be taken by the next intercepted call.
+void addFortranBindings(StringMap<Layer> &T, StringRef CName, Layer L) {
+  if (!CName.starts_with("MPI_"))
+    return; // POSIX and stdio have no Fortran bindings
+  std::string Lower = CName.lower();
+  T[Lower] = L;
+  T[Lower + "_"] = L;
+  T[Lower + "__"] = L;
+  T[CName.upper()] = L;
+}
+
+/// Every name the pass marks: the C symbols of IoCalls.def (the one list)
+/// and, derived from them, the Fortran bindings of its MPI functions.
 const StringMap<Layer> &ioCallTable() {
   static const StringMap<Layer> Table = [] {
     StringMap<Layer> T;
 #define SIO_IO_CALL(NAME, LAYER, ...) T[#NAME] = Layer::LAYER;
 #include "sio/IoCalls.def"
+    SmallVector<std::pair<std::string, Layer>, 128> CNames;
+    for (const auto &E : T)
+      CNames.push_back({E.getKey().str(), E.getValue()});
+    for (const auto &[Name, L] : CNames)
+      addFortranBindings(T, Name, L);
     return T;
   }();
   return Table;
@@ -131,6 +160,45 @@ StringRef symbolName(const Function &F) {
 
 bool isIoFunction(const Function *F) {
   return F && !F->isIntrinsic() && ioCallTable().count(symbolName(*F));
+}
+
+/// The module's compile units, including the NoDebug ones of location
+/// tracking without DWARF (Module::debug_compile_units() skips those).
+SmallVector<const DICompileUnit *, 1> compileUnits(const Module &M) {
+  SmallVector<const DICompileUnit *, 1> CUs;
+  if (const NamedMDNode *N = M.getNamedMetadata("llvm.dbg.cu"))
+    for (const MDNode *Op : N->operands())
+      if (const auto *CU = dyn_cast<DICompileUnit>(Op))
+        CUs.push_back(CU);
+  return CUs;
+}
+
+/// A module flang produced: flang 19 names every module "FIRModule"; with
+/// locations its compile unit says Fortran too.
+bool isFortranModule(const Module &M) {
+  if (M.getSourceFileName() == "FIRModule")
+    return true;
+  for (const DICompileUnit *CU : compileUnits(M))
+    switch (CU->getSourceLanguage()) {
+    case dwarf::DW_LANG_Fortran77:
+    case dwarf::DW_LANG_Fortran90:
+    case dwarf::DW_LANG_Fortran95:
+    case dwarf::DW_LANG_Fortran03:
+    case dwarf::DW_LANG_Fortran08:
+      return true;
+    default:
+      break;
+    }
+  return false;
+}
+
+/// The source file a module comes from, for messages: flang names every
+/// module "FIRModule", its compile unit (with line tables) knows the file.
+std::string moduleDisplayName(const Module &M) {
+  if (M.getSourceFileName() == "FIRModule")
+    for (const DICompileUnit *CU : compileUnits(M))
+      return CU->getFilename().str();
+  return M.getSourceFileName();
 }
 
 bool isRuntimeFunction(const Function &F) {
@@ -261,6 +329,7 @@ private:
   DenseMap<uint64_t, unsigned> LoopIdUses;
   unsigned FunctionsInstrumented = 0, FunctionsSkipped = 0;
   bool SawMissingLocation = false;
+  bool Fortran = false; // flang's module: no exceptions to unwind loops
 };
 
 void SioTraceInstrumenter::declareRuntime() {
@@ -704,7 +773,9 @@ bool SioTraceInstrumenter::instrumentFunction(Function &F) {
     return L;
   };
   SmallVector<std::pair<CallInst *, SmallVector<uint64_t, 4>>, 8> MayThrow;
-  if (!F.doesNotThrow()) {
+  // Fortran has no exceptions: flang leaves its functions without nounwind,
+  // but no call unwinds out of a Fortran loop, so none needs a cleanup.
+  if (!F.doesNotThrow() && !Fortran) {
     for (BasicBlock &BB : F) {
       Loop *L = InnermostInstr(&BB);
       if (!L)
@@ -885,6 +956,7 @@ bool SioTraceInstrumenter::instrumentModule() {
     return false;
   AllowRes = parseRegexList(Opts.Allow, Ctx, "allow");
   DenyRes = parseRegexList(Opts.Deny, Ctx, "deny");
+  Fortran = isFortranModule(M);
   computeIoFunctions();
   declareRuntime();
 
@@ -934,7 +1006,7 @@ bool SioTraceInstrumenter::instrumentModule() {
   }
 
   if (Opts.Verbose)
-    errs() << "siotrace: " << M.getSourceFileName() << ": " << Sites.size()
+    errs() << "siotrace: " << moduleDisplayName(M) << ": " << Sites.size()
            << " I/O sites, " << Loops.size() << " loops in "
            << FunctionsInstrumented << " functions; " << FunctionsSkipped
            << " functions skipped"

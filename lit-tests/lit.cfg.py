@@ -37,8 +37,11 @@ config.substitutions.append(("%sio-signature", tool("sio-signature")))
 config.substitutions.append(("%sio-instrument", tool("sio-instrument")))
 config.substitutions.append(("%sio-cxx", tool("sio-cxx")))
 config.substitutions.append(("%sio-cc", tool("sio-cc")))
+config.substitutions.append(("%sio-fc", tool("sio-fc")))
 config.substitutions.append(("%siotrace-rt", lib("libsiotrace-rt.so")))
 config.substitutions.append(("%siotrace", lib("siotrace.so")))
+config.substitutions.append(("%sio-prefetch", lib("libsio-prefetch.so")))
+config.substitutions.append(("%sio-libdir", config.sio_lib_dir))
 config.substitutions.append(("%clangxx", os.path.join(config.llvm_bin_dir, "clang++")))
 config.substitutions.append(("%clang", os.path.join(config.llvm_bin_dir, "clang")))
 config.substitutions.append(("%opt", os.path.join(config.llvm_bin_dir, "opt")))
@@ -59,9 +62,14 @@ for feature, path in (("sio-trace", tool("sio-trace")),
                       ("sio-signature", tool("sio-signature")),
                       ("sio-instrument", tool("sio-instrument")),
                       ("plugin", lib("siotrace.so")),
-                      ("runtime", lib("libsiotrace-rt.so"))):
+                      ("runtime", lib("libsiotrace-rt.so")),
+                      ("prefetch", lib("libsio-prefetch.so"))):
     if os.path.exists(path):
         config.available_features.add(feature)
+# Fortran (lit-tests/fortran): flang-new-19 found at configure time, so the
+# build generated sio-fc (Debian package flang-19; docs/fortran.md).
+if os.path.exists(getattr(config, "flang", "")) and os.path.exists(tool("sio-fc")):
+    config.available_features.add("flang")
 
 # Optional outside tools of the report tests (scripts/deps.sh installs them).
 import shutil

@@ -6,6 +6,7 @@ set -euo pipefail
 SIO_DEBIAN_PACKAGES=(
   cmake make g++ python3
   clang-19 llvm-19-dev llvm-19-tools libclang-19-dev libclang-cpp19-dev libclang-rt-19-dev
+  flang-19
   mpich libmpich-dev
   nlohmann-json3-dev
   libgtest-dev googletest libbenchmark-dev

@@ -3,7 +3,8 @@
 # installs missing Debian packages, builds sio, compiles the example with the
 # sio compiler wrapper (plugin + runtime), traces it at 4, 8, 12 and 16 ranks,
 # extrapolates the traces to 32 ranks, emits the replay program, compiles and
-# runs it at 32 ranks, and shows that the replay's trace matches.
+# runs it at 32 ranks, shows that the replay's trace matches, and writes the
+# HTML report of the traces.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=deps.sh
@@ -35,9 +36,16 @@ echo "== 3. extrapolate to 32 ranks and emit the replay program =="
 "$bin/sio-trace" dump strong.x32.sio.json
 echo "== 4. compile the replay (traced, so its I/O can be compared) and run it at 32 ranks =="
 "$bin/sio-cxx" -O2 replay.cpp -o replay
-rm -f strong.dat
+# The replay writes its files under ./sio-replay-root (docs/replay.md): a fresh
+# root each time, so a second run of this script does not stop on the first
+# run's files.
+rm -rf sio-replay-root
 SIO_TRACE_FILE=replay.32.sio.json mpiexec.mpich -n 32 ./replay --fast-forward
 echo "== 5. the replay's trace against the extrapolated one =="
 "$bin/sio-trace" diff --ignore-sites strong.x32.sio.json replay.32.sio.json
 echo "sio: the replay at 32 ranks performed exactly the extrapolated I/O"
+echo "== 6. the report: plots of the traces and of the fits (docs/report.md) =="
+"$bin/sio-trace" report strong.4.sio.json strong.8.sio.json strong.12.sio.json strong.16.sio.json \
+  strong.x32.sio.json -o report.html
+echo "sio: report written to $work/report.html (open it in a browser; it needs no network)"
 echo "sio: example finished; traces, replay.cpp and the replay in $work"

@@ -3,11 +3,51 @@
 #include "TimingFit.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <numeric>
 #include <set>
 #include <sstream>
 
 namespace sio::extrap {
+
+namespace {
+void factorizations(int64_t n, int64_t d, int64_t largest, std::vector<int64_t> &prefix,
+                    std::vector<std::vector<int64_t>> &out) {
+  if (d == 1) {
+    if (n <= largest) {
+      prefix.push_back(n);
+      out.push_back(prefix);
+      prefix.pop_back();
+    }
+    return;
+  }
+  for (int64_t f = std::min(n, largest); f >= 1; --f)
+    if (n % f == 0) {
+      prefix.push_back(f);
+      factorizations(n / f, d - 1, f, prefix, out);
+      prefix.pop_back();
+    }
+}
+} // namespace
+
+std::vector<int64_t> dimsCreate(int64_t nnodes, int64_t ndims) {
+  if (nnodes < 1 || ndims < 1 || ndims > 8 || nnodes > (int64_t(1) << 31))
+    return {};
+  std::vector<std::vector<int64_t>> all;
+  std::vector<int64_t> prefix;
+  factorizations(nnodes, ndims, nnodes, prefix, all);
+  // The most balanced grid: the smallest spread, then the smallest sum (the
+  // first such in descending order), which is the grid MPICH's
+  // MPI_Dims_create returns (checked for every nnodes <= 1100, ndims <= 4).
+  const std::vector<int64_t> *best = nullptr;
+  for (const auto &c : all)
+    if (!best || std::pair(c.front() - c.back(), std::accumulate(c.begin(), c.end(), int64_t(0))) <
+                     std::pair(best->front() - best->back(), std::accumulate(best->begin(), best->end(), int64_t(0))))
+      best = &c;
+  return best ? *best : std::vector<int64_t>{};
+}
+
 namespace {
 
 using namespace sio::trace;
@@ -24,6 +64,7 @@ public:
   Trace run() {
     Trace out;
     const Trace &last = *in_.back();
+    findDimsGrids();
     for (const Trace *t : in_)
       if (t->header.program != last.header.program)
         throw ExtrapError("inputs are not the same program: '" + in_.front()->header.program + "' at N=" +
@@ -95,11 +136,77 @@ private:
     return s + ")";
   }
 
+  // ------------------------------------------------------ process grids
+  // MPI_Dims_create(nranks, d) is a function of N that no polynomial model
+  // fits (2x2, 4x2, 4x3, 4x4, 8x4 for N = 4, 8, 12, 16, 32). When every input
+  // recorded such a call, and dimsCreate reproduces what MPI returned there,
+  // values that are a constant multiple of one grid dimension at every input
+  // are extrapolated by recomputing the grid at the target.
+  void findDimsGrids() {
+    std::function<void(const std::vector<Node> &, const Trace &, std::set<int64_t> &, bool &)> walk =
+        [&](const std::vector<Node> &nodes, const Trace &t, std::set<int64_t> &grids, bool &wrong) {
+          for (const Node &n : nodes) {
+            if (n.isLoop()) {
+              walk(n.loop().body, t, grids, wrong);
+              continue;
+            }
+            const Event &e = n.event();
+            if (e.op != "MPI_Dims_create")
+              continue;
+            auto constant = [&](const std::string &name) -> std::optional<int64_t> {
+              const Param *p = e.param(name);
+              if (!p || !p->value.isUniform())
+                return std::nullopt;
+              const Expr *x = std::get_if<Expr>(&p->value.entries()[0].value);
+              return x ? x->constantValue() : std::nullopt;
+            };
+            auto nnodes = constant("nnodes"), ndims = constant("ndims");
+            if (!nnodes || !ndims || *nnodes != t.header.nranks)
+              continue;
+            std::vector<int64_t> grid = dimsCreate(*nnodes, *ndims);
+            for (size_t k = 0; k < grid.size(); ++k)
+              if (auto d = constant("dims" + std::to_string(k)); d && *d != grid[k])
+                wrong = true;
+            grids.insert(*ndims);
+          }
+        };
+    for (size_t k = 0; k < in_.size(); ++k) {
+      std::set<int64_t> grids;
+      bool wrong = false;
+      walk(in_[k]->body, *in_[k], grids, wrong);
+      if (wrong)
+        grids.clear(); // this MPI's grids are not the ones dimsCreate computes
+      if (k == 0)
+        dimsGrids_ = grids;
+      else
+        std::erase_if(dimsGrids_, [&](int64_t d) { return !grids.count(d); });
+    }
+  }
+
+  std::optional<Expr> fitDims(const std::vector<int64_t> &ns, const std::vector<Rational> &values,
+                              std::vector<std::string> *tried) const {
+    for (int64_t d : dimsGrids_)
+      for (int64_t k = 0; k < d; ++k) {
+        if (tried)
+          tried->push_back("c*dims(N," + std::to_string(d) + ")[" + std::to_string(k) + "] (MPI_Dims_create)");
+        auto dim = [&](int64_t n) { return Rational(dimsCreate(n, d).at(size_t(k))); };
+        Rational c = values[0] / dim(ns[0]);
+        bool fits = ns.size() >= 3;
+        for (size_t j = 0; j < ns.size() && fits; ++j)
+          fits = c * dim(ns[j]) == values[j];
+        if (fits && !c.isZero())
+          return Expr(c * dim(options_.targetRanks));
+      }
+    return std::nullopt;
+  }
+
   // ------------------------------------------------------------ scalars
   Expr fitScalar(const std::string &where, const std::string &what, const std::vector<Rational> &values,
                  const std::vector<std::string> &shown) const {
     std::vector<std::string> tried;
     if (auto e = fitScaling(ns_, values, &tried))
+      return *e;
+    if (auto e = fitDims(ns_, values, &tried))
       return *e;
     refuse(where, what, shown, tried);
   }
@@ -202,6 +309,8 @@ private:
       v.resize(values.size());
       std::vector<std::string> tried;
       auto c = fitScaling(ns, v, &tried);
+      if (!c)
+        c = fitDims(ns, v, &tried);
       if (!c) {
         std::string term = m.empty() ? "the constant term" : "the coefficient of " + Expr::ofMonomial(m).str();
         if (ns.size() != ns_.size()) { // a subset of the inputs: label them here
@@ -633,6 +742,55 @@ private:
     refuse(where, "the file name", shown, {"one name format at every rank count"});
   }
 
+  static std::optional<int64_t> decimalValue(const std::string &text) {
+    if (text.empty() || text.size() > 18 || (text.size() > 1 && text[0] == '0'))
+      return std::nullopt;
+    int64_t v = 0;
+    for (char c : text) {
+      if (c < '0' || c > '9')
+        return std::nullopt;
+      v = v * 10 + (c - '0');
+    }
+    return v;
+  }
+
+  // Info values are strings; a hint whose value is a decimal integer that
+  // differs between inputs (cb_nodes = nranks/2) is fitted like any integer
+  // and written back in decimal. Keys and other values must agree.
+  std::map<std::string, std::string> fitStrings(const std::string &where, bool numeric, size_t i,
+                                                std::vector<ObjectEntry> Trace::*table) const {
+    const auto &ref = (in_.back()->*table)[i].strings;
+    std::map<std::string, std::string> out;
+    for (const Trace *t : in_) {
+      const auto &s = (t->*table)[i].strings;
+      bool sameKeys = s.size() == ref.size() && std::equal(s.begin(), s.end(), ref.begin(), [](const auto &a, const auto &b) {
+                        return a.first == b.first;
+                      });
+      if (!sameKeys)
+        differ(where, "different keys", {});
+    }
+    for (const auto &[key, value] : ref) {
+      std::vector<std::string> shown;
+      std::vector<int64_t> numbers;
+      bool same = true;
+      for (const Trace *t : in_) {
+        const std::string &v = (t->*table)[i].strings.at(key);
+        shown.push_back("\"" + v + "\"");
+        same = same && v == value;
+        if (auto d = decimalValue(v))
+          numbers.push_back(*d);
+      }
+      if (same) {
+        out[key] = value;
+        continue;
+      }
+      if (!numeric || numbers.size() != in_.size())
+        refuse(where, "the value of '" + key + "'", shown, {"identical strings", "decimal integers"});
+      out[key] = std::to_string(fitInt(where, "the value of '" + key + "'", numbers));
+    }
+    return out;
+  }
+
   std::vector<ObjectEntry> fitObjects(const char *kind, std::vector<ObjectEntry> Trace::*table) const {
     std::vector<ObjectEntry> out;
     const auto &refTable = in_.back()->*table;
@@ -648,10 +806,10 @@ private:
       ObjectEntry entry = ref;
       for (const Trace *t : in_) {
         const ObjectEntry &e = (t->*table)[i];
-        if (e.id != ref.id || e.kind != ref.kind || e.name != ref.name || e.strings != ref.strings ||
-            e.fields.size() != ref.fields.size())
+        if (e.id != ref.id || e.kind != ref.kind || e.name != ref.name || e.fields.size() != ref.fields.size())
           differ(where, "different definitions", {e.kind + " " + e.name, ref.kind + " " + ref.name});
       }
+      entry.strings = fitStrings(where, table == &Trace::infos, i, table);
       for (auto &[name, values] : entry.fields) {
         for (size_t v = 0; v < values.size(); ++v) {
           std::vector<const Expr *> samples;
@@ -671,6 +829,7 @@ private:
 
   std::vector<const Trace *> in_;
   std::vector<int64_t> ns_;
+  std::set<int64_t> dimsGrids_; ///< ndims of MPI_Dims_create(nranks, ndims) calls every input made
   const ExtrapOptions &options_;
   size_t timingFits_ = 0;
   double worstTimingError_ = 0;

@@ -280,3 +280,105 @@ TEST(Extrap, TimingIsFittedApproximately) {
   EXPECT_NEAR(mean, 1000000.0 / 32 + 500, 50);
   EXPECT_NE(x.header.metadata["timing_fit"].find("timing fits"), std::string::npos);
 }
+
+// Issue 14 item 3: MPI_Dims_create grids are recomputed at the target.
+namespace {
+
+TEST(Extrap, DimsCreateIsMpichsBalancedGrid) {
+  using sio::extrap::dimsCreate;
+  EXPECT_EQ(dimsCreate(4, 2), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(dimsCreate(12, 2), (std::vector<int64_t>{4, 3}));
+  EXPECT_EQ(dimsCreate(32, 2), (std::vector<int64_t>{8, 4}));
+  EXPECT_EQ(dimsCreate(72, 2), (std::vector<int64_t>{9, 8}));
+  EXPECT_EQ(dimsCreate(20, 4), (std::vector<int64_t>{5, 2, 2, 1}));
+  EXPECT_EQ(dimsCreate(360, 3), (std::vector<int64_t>{10, 6, 6}));
+  EXPECT_EQ(dimsCreate(7, 3), (std::vector<int64_t>{7, 1, 1}));
+  EXPECT_TRUE(dimsCreate(0, 2).empty());
+}
+
+// A darray over the grid: psizes = dims, gsizes = 16 * dims.
+Trace gridTrace(int64_t n, bool withDimsCreate, int64_t wrongDim = 0) {
+  Trace t;
+  t.header.program = "grid";
+  t.header.nranks = n;
+  const std::vector<int64_t> dims = sio::extrap::dimsCreate(n, 2);
+  ObjectEntry darray;
+  darray.id = 0;
+  darray.kind = "darray";
+  darray.serial = 0;
+  darray.fields["ints"] = {Expr::nranks() * Expr(1), Expr::rank(), Expr(2), Expr(16 * dims[0]), Expr(16 * dims[1]),
+                           Expr(dims[0]), Expr(dims[1])};
+  t.datatypes.push_back(darray);
+  Event e;
+  e.op = "MPI_Dims_create";
+  e.layer = Layer::SYNC;
+  e.site = 0x10;
+  e.params = {param("nnodes", Expr(n), n), param("ndims", Expr(2), n), param("dims0", Expr(dims[0] + wrongDim), n),
+              param("dims1", Expr(dims[1]), n)};
+  if (withDimsCreate)
+    t.body.push_back(eventNode(e, RankList::all(n)));
+  Event w = event("MPI_File_write_all", 0x11, {param("count", Expr(256), n), param("datatype", Expr(0), n)});
+  t.body.push_back(eventNode(w, RankList::all(n)));
+  // ints[0] is the constant n at each traced size, as the runtime records it.
+  t.datatypes[0].fields["ints"][0] = Expr(n);
+  return t;
+}
+
+TEST(Extrap, GridDimensionsAreRecomputedAtTheTarget) {
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16})
+    in.push_back(gridTrace(n, true));
+  ExtrapOptions o;
+  o.targetRanks = 32;
+  Trace out = extrapolate(in, o);
+  Trace real = gridTrace(32, true);
+  DiffOptions d;
+  auto diffs = diffTraces(out, real, d);
+  EXPECT_TRUE(diffs.empty()) << (diffs.empty() ? "" : diffs[0].where + ": " + diffs[0].what);
+  EXPECT_EQ(out.datatypes[0].fields["ints"][3], Expr(128)); // 16 * 8
+  EXPECT_EQ(out.datatypes[0].fields["ints"][6], Expr(4));
+}
+
+TEST(Extrap, GridDimensionsNeedTheRecordedCall) {
+  for (bool recorded : {false, true}) {
+    std::vector<Trace> in;
+    for (int64_t n : {4, 8, 12, 16})
+      in.push_back(gridTrace(n, recorded, recorded ? 1 : 0)); // recorded, but not the grid dimsCreate computes
+    ExtrapOptions o;
+    o.targetRanks = 32;
+    EXPECT_THROW(extrapolate(in, o), ExtrapError) << recorded;
+  }
+}
+
+} // namespace
+
+// Issue 14 item 5: an info hint whose value is an integer that follows the
+// rank count (cb_nodes = nranks/2) is fitted; other values must agree.
+namespace {
+
+Trace infoTrace(int64_t n, const std::string &other) {
+  Trace t;
+  t.header.program = "hints";
+  t.header.nranks = n;
+  ObjectEntry info;
+  info.kind = "info";
+  info.strings = {{"cb_nodes", std::to_string(n / 2)}, {"romio_cb_write", other}};
+  t.infos.push_back(info);
+  t.body.push_back(eventNode(event("MPI_File_open", 0x20, {param("info", Expr(0), n)}), RankList::all(n)));
+  return t;
+}
+
+TEST(Extrap, NumericInfoValuesAreFitted) {
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16})
+    in.push_back(infoTrace(n, "enable"));
+  ExtrapOptions o;
+  o.targetRanks = 32;
+  Trace out = extrapolate(in, o);
+  EXPECT_EQ(out.infos[0].strings.at("cb_nodes"), "16");
+  EXPECT_EQ(out.infos[0].strings.at("romio_cb_write"), "enable");
+  in.back() = infoTrace(16, "disable");
+  EXPECT_THROW(extrapolate(in, o), ExtrapError);
+}
+
+} // namespace

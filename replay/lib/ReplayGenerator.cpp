@@ -691,6 +691,23 @@ private:
           return {mpi("MPI_Comm_dup(" + comm(p) + ", " + out + ")")};
         return {mpi("MPI_Comm_split(" + comm(p) + ", " + intArg("color") + ", " + intArg("key") + ", " + out + ")")};
       }
+      if (op == "MPI_Comm_split_type" || op == "MPI_Comm_dup_with_info" || op == "MPI_Comm_idup" ||
+          op == "MPI_Comm_create" || op == "MPI_Comm_create_group" || op == "MPI_Cart_create" ||
+          op == "MPI_Cart_sub" || op == "MPI_Intercomm_create" || op == "MPI_Intercomm_merge")
+        return commConstructor(node, p, intArg);
+      if (op == "MPI_Dims_create") {
+        // The recorded grid as the input: MPI keeps a complete grid, so the
+        // replay's trace records the same output whatever constraints the
+        // application passed.
+        std::vector<std::string> dims;
+        for (int k = 0; p.has("dims" + std::to_string(k)); ++k)
+          dims.push_back("toInt(" + p("dims" + std::to_string(k)) + ")");
+        return {"{",
+                "  std::vector<int> dims = {" + join(dims, ", ") + "};",
+                "  dims.resize(size_t(" + intArg("ndims") + " > 0 ? " + intArg("ndims") + " : 1));",
+                "  " + mpi("MPI_Dims_create(" + intArg("nnodes") + ", " + intArg("ndims") + ", dims.data())"),
+                "}"};
+      }
       if (op == "MPI_Comm_free")
         return {mpi("MPI_Comm_free(&" + comm(p) + ")")};
       break;
@@ -698,6 +715,76 @@ private:
     }
     throw UnsupportedTrace(context_ + ": the replay generator does not support " + std::string(sio::trace::layerName(e.layer)) +
                            " operation '" + op + "'");
+  }
+
+  /// The comm-table entry a constructor event made on some rank (the
+  /// arguments that every caller passes alike: dims, periods, remain_dims).
+  const ObjectEntry &madeEntry(const Event &e) const {
+    if (const auto *param = e.param("newcomm"))
+      for (const auto &entry : param->value.entries())
+        if (const Expr *x = std::get_if<Expr>(&entry.value))
+          if (auto id = x->constantValue(); id && *id >= 0)
+            for (const auto &c : trace_.comms)
+              if (c.id == *id)
+                return c;
+    throw UnsupportedTrace(context_ + ": no rank got a communicator from it, so its arguments are not in the trace");
+  }
+
+  std::string fieldInts(const ObjectEntry &c, const std::string &name) const {
+    auto it = c.fields.find(name);
+    if (it == c.fields.end() || it->second.empty())
+      throw UnsupportedTrace(context_ + ": communicator " + std::to_string(c.id) + " has no field '" + name + "'");
+    std::vector<std::string> v;
+    for (const Expr &x : it->second)
+      v.push_back("toInt(" + exprToCpp(x) + ")");
+    return join(v, ", ");
+  }
+
+  /// The communicator constructors of MPI 4.0 beyond split/dup, made again
+  /// the way the application made them.
+  template <class IntArg>
+  std::vector<std::string> commConstructor(const Node &node, Params &p, IntArg intArg) {
+    const Event &e = node.event();
+    const std::string &op = e.op;
+    auto mpi = [](const std::string &call) { return "countMpi(" + call + ");"; };
+    if (!p.has("newcomm"))
+      throw UnsupportedTrace(context_ + ": the trace does not say which communicator it made");
+    std::string out = "newComm(" + p("newcomm") + ")";
+    if (op == "MPI_Comm_split_type")
+      return {mpi("MPI_Comm_split_type(" + comm(p) + ", " + intArg("split_type") + ", " + intArg("key") + ", info[" +
+                  p("info") + "], " + out + ")")};
+    if (op == "MPI_Comm_dup_with_info")
+      return {mpi("MPI_Comm_dup_with_info(" + comm(p) + ", info[" + p("info") + "], " + out + ")")};
+    if (op == "MPI_Comm_idup") {
+      noteApproximation("MPI_Comm_idup at " + siteText(e) + " completes at once (the application waited later)");
+      return {"{", "  MPI_Request dupRequest = MPI_REQUEST_NULL;", "  " + mpi("MPI_Comm_idup(" + comm(p) + ", " + out + ", &dupRequest)"),
+              "  MPI_Wait(&dupRequest, MPI_STATUS_IGNORE);", "}"};
+    }
+    if (op == "MPI_Comm_create" || op == "MPI_Comm_create_group") {
+      std::string call = op == "MPI_Comm_create" ? "MPI_Comm_create(" + comm(p) + ", group, " + out + ")"
+                                                 : "MPI_Comm_create_group(" + comm(p) + ", group, " + intArg("tag") + ", " + out + ")";
+      return {"{", "  MPI_Group group = memberGroup(" + p("newcomm") + ");", "  " + mpi(call), "  freeGroup(group);", "}"};
+    }
+    if (op == "MPI_Cart_create") {
+      const ObjectEntry &c = madeEntry(e);
+      return {"{", "  const int dims[] = {" + fieldInts(c, "dims") + "};", "  const int periods[] = {" + fieldInts(c, "periods") + "};",
+              "  " + mpi("MPI_Cart_create(" + comm(p) + ", " + intArg("ndims") + ", dims, periods, " + intArg("reorder") + ", " + out + ")"),
+              "}"};
+    }
+    if (op == "MPI_Cart_sub") {
+      const ObjectEntry &c = madeEntry(e);
+      return {"{", "  const int remain[] = {" + fieldInts(c, "remain_dims") + "};",
+              "  " + mpi("MPI_Cart_sub(" + comm(p) + ", remain, " + out + ")"), "}"};
+    }
+    if (op == "MPI_Intercomm_create")
+      return {mpi("MPI_Intercomm_create(" + comm(p) + ", " + intArg("local_leader") + ", comm[" + p("peer_comm") + "], " +
+                  intArg("remote_leader") + ", " + intArg("tag") + ", " + out + ")")};
+    return {mpi("MPI_Intercomm_merge(" + comm(p) + ", " + intArg("high") + ", " + out + ")")};
+  }
+
+  void noteApproximation(const std::string &what) {
+    if (std::find(approximations_.begin(), approximations_.end(), what) == approximations_.end())
+      approximations_.push_back(what);
   }
 
   std::string whence(Params &p) {
@@ -953,6 +1040,8 @@ private:
   // ---- assembly ---------------------------------------------------------
 
   std::string assemble() {
+    CodeEmitter objects; // first: it finds what is approximated
+    emitObjects(objects);
     CodeEmitter out;
     const auto &h = trace_.header;
     out.comment("Replay of the I/O of " + (h.program.empty() ? std::string("a traced program") : "'" + h.program + "'") +
@@ -982,6 +1071,14 @@ private:
     out.comment("before its first call (exit status 2) naming the file.");
     if (!h.complete)
       out.comment("WARNING: the trace is incomplete (" + std::to_string(h.droppedEvents) + " events dropped).");
+    if (approximations_.empty()) {
+      out.comment("Every MPI object of the trace is rebuilt exactly.");
+    } else {
+      out.comment("APPROXIMATED (also printed at start-up): these objects are not rebuilt as the");
+      out.comment("application made them:");
+      for (const auto &a : approximations_)
+        out.comment("  - " + a);
+    }
     out.blank();
     for (const char *header : {"<mpi.h>", "", "<algorithm>", "<cerrno>", "<chrono>", "<climits>", "<cmath>", "<cstdio>",
                                "<cstdlib>", "<cstring>", "<initializer_list>", "<random>", "<string>",
@@ -1001,7 +1098,14 @@ private:
     out.blank();
     emitGaps(out);
     emitFileNames(out);
-    emitObjects(out);
+    out.comment("Objects the replay cannot rebuild exactly (printed once at start-up).");
+    out.open("const char *const kApproximations[] =");
+    for (const auto &a : approximations_)
+      out.line(cppStringLiteral(a) + ",");
+    out.line("nullptr,");
+    out.close(";");
+    out.blank();
+    out.raw(objects.str());
     emitChecks(out);
     emitInputFiles(out);
     emitOverwriteCheck(out);
@@ -1077,6 +1181,29 @@ private:
     return out;
   }
 
+  static std::string intList(const std::vector<std::string> &values) {
+    std::vector<std::string> out;
+    for (const auto &v : values)
+      out.push_back("toInt(" + v + ")");
+    return join(out, ", ");
+  }
+  static std::string aintList(const std::vector<std::string> &values) {
+    std::vector<std::string> out;
+    for (const auto &v : values)
+      out.push_back("MPI_Aint(" + v + ")");
+    return join(out, ", ");
+  }
+  /// ndims of a darray entry whose envelope is complete (3 + 4*ndims + 1 ints).
+  static std::optional<size_t> darrayDims(const ObjectEntry &t) {
+    auto it = t.fields.find("ints");
+    if (it == t.fields.end() || it->second.size() < 3 || !t.fields.count("oldtype"))
+      return std::nullopt;
+    auto nd = it->second[2].constantValue();
+    if (!nd || *nd < 1 || it->second.size() != size_t(4 + 4 * *nd))
+      return std::nullopt;
+    return size_t(*nd);
+  }
+
   void emitDatatype(CodeEmitter &out, const ObjectEntry &t, std::set<int64_t> &done) {
     if (!done.insert(t.id).second)
       return;
@@ -1122,17 +1249,17 @@ private:
     } else if (k == "indexed") {
       auto lengths = fieldCpp(t, "blocklengths"), displacements = fieldCpp(t, "displacements");
       out.open("");
-      out.line("const int lengths[] = {" + join(lengths, ", ") + "};");
-      out.line("const int displacements[] = {" + join(displacements, ", ") + "};");
+      out.line("const int lengths[] = {" + intList(lengths) + "};");
+      out.line("const int displacements[] = {" + intList(displacements) + "};");
       out.line("MPI_Type_indexed(" + std::to_string(lengths.size()) + ", lengths, displacements, " + old("oldtype") +
                ", &" + self + ");");
       out.close();
     } else if (k == "subarray") {
       auto sizes = fieldCpp(t, "sizes"), subsizes = fieldCpp(t, "subsizes"), starts = fieldCpp(t, "starts");
       out.open("");
-      out.line("const int sizes[] = {" + join(sizes, ", ") + "};");
-      out.line("const int subsizes[] = {" + join(subsizes, ", ") + "};");
-      out.line("const int starts[] = {" + join(starts, ", ") + "};");
+      out.line("const int sizes[] = {" + intList(sizes) + "};");
+      out.line("const int subsizes[] = {" + intList(subsizes) + "};");
+      out.line("const int starts[] = {" + intList(starts) + "};");
       out.line("MPI_Type_create_subarray(" + std::to_string(sizes.size()) + ", sizes, subsizes, starts, toInt(" +
                fieldCpp(t, "order")[0] + "), " + old("oldtype") + ", &" + self + ");");
       out.close();
@@ -1146,24 +1273,62 @@ private:
       auto i = fieldCpp(t, "ints"), a = fieldCpp(t, "aints", false);
       out.open("");
       if (k == "hindexed") {
-        out.line("const int lengths[] = {" + join(ints(i, 1), ", ") + "};");
-        out.line("const MPI_Aint displacements[] = {" + join(a, ", ") + "};");
+        out.line("const int lengths[] = {" + intList(ints(i, 1)) + "};");
+        out.line("const MPI_Aint displacements[] = {" + aintList(a) + "};");
         out.line("MPI_Type_create_hindexed(toInt(" + i[0] + "), lengths, displacements, " + old("oldtype") + ", &" + self + ");");
       } else if (k == "indexed_block") {
-        out.line("const int displacements[] = {" + join(ints(i, 2), ", ") + "};");
+        out.line("const int displacements[] = {" + intList(ints(i, 2)) + "};");
         out.line("MPI_Type_create_indexed_block(toInt(" + i[0] + "), toInt(" + i[1] + "), displacements, " +
                  old("oldtype") + ", &" + self + ");");
       } else {
-        out.line("const MPI_Aint displacements[] = {" + join(a, ", ") + "};");
+        out.line("const MPI_Aint displacements[] = {" + aintList(a) + "};");
         out.line("MPI_Type_create_hindexed_block(toInt(" + i[0] + "), toInt(" + i[1] + "), displacements, " +
                  old("oldtype") + ", &" + self + ");");
       }
       out.close();
+    } else if (k == "struct" && fieldCpp(t, "ints", false).size() >= 1 && t.fields.count("types")) {
+      // MPI_Type_create_struct(count, lengths, displacements, types): exactly.
+      auto i = fieldCpp(t, "ints"), a = fieldCpp(t, "aints", false);
+      std::vector<std::string> types;
+      for (const Expr &id : t.fields.at("types")) {
+        auto c = id.constantValue();
+        const ObjectEntry *o = c ? trace_.datatype(*c) : nullptr;
+        if (!o)
+          throw UnsupportedTrace("datatype " + std::to_string(t.id) + " (struct): a member type is not in the table");
+        emitDatatype(out, *o, done);
+        types.push_back("datatype[" + std::to_string(*c) + "]");
+      }
+      if (types.empty() || a.size() != types.size() || i.size() != types.size() + 1)
+        throw UnsupportedTrace("datatype " + std::to_string(t.id) + " (struct): inconsistent fields");
+      out.open("");
+      out.line("const int lengths[] = {" + intList(ints(i, 1)) + "};");
+      out.line("const MPI_Aint displacements[] = {" + aintList(a) + "};");
+      out.line("const MPI_Datatype types[] = {" + join(types, ", ") + "};");
+      out.line("MPI_Type_create_struct(" + std::to_string(types.size()) + ", lengths, displacements, types, &" + self +
+               ");");
+      out.close();
+    } else if (k == "darray" && darrayDims(t)) {
+      // MPI_Type_create_darray(size, rank, ndims, gsizes, distribs, dargs,
+      // psizes, order): exactly, with size and rank as the trace's models.
+      const size_t nd = *darrayDims(t);
+      auto i = fieldCpp(t, "ints");
+      out.open("");
+      out.line("const int gsizes[] = {" + intList(ints(i, 3, nd)) + "};");
+      out.line("const int distribs[] = {" + intList(ints(i, 3 + nd, nd)) + "};");
+      out.line("const int dargs[] = {" + intList(ints(i, 3 + 2 * nd, nd)) + "};");
+      out.line("const int psizes[] = {" + intList(ints(i, 3 + 3 * nd, nd)) + "};");
+      out.line("MPI_Type_create_darray(toInt(" + i[0] + "), toInt(" + i[1] + "), " + std::to_string(nd) +
+               ", gsizes, distribs, dargs, psizes, toInt(" + i[3 + 4 * nd] + "), " + old("oldtype") + ", &" + self +
+               ");");
+      out.close();
     } else {
-      // struct, darray, ...: keep the bytes and the extent, which is what I/O sees.
+      // Kinds the generator cannot rebuild: keep the bytes and the extent,
+      // which is what I/O sees, and say so (header comment, start-up note).
       auto size = fieldCpp(t, "size", false), extent = fieldCpp(t, "extent", false);
       if (size.empty())
         throw UnsupportedTrace("datatype " + std::to_string(t.id) + ": kind '" + t.kind + "' cannot be rebuilt");
+      approximations_.push_back("datatype " + std::to_string(t.id) + " ('" + t.kind +
+                                "') is contiguous bytes with its size and extent");
       out.comment("'" + t.kind + "' type approximated by its size and extent");
       out.open("");
       out.line("MPI_Datatype bytes;");
@@ -1178,7 +1343,65 @@ private:
     derivedTypes_.push_back(t.id);
   }
 
+  /// The world ranks of a communicator entry as one C++ expression of type
+  /// std::vector<i64> (`blockRanks({start, stride, count, ...})` for
+  /// strided blocks); empty if the trace has none.
+  std::string members(const ObjectEntry &c) const {
+    std::vector<std::string> v;
+    for (const char *name : {"member_blocks", "members"})
+      if (auto it = c.fields.find(name); it != c.fields.end()) {
+        for (const Expr &x : it->second)
+          v.push_back(exprToCpp(x));
+        return std::string(name) == "members" ? "std::vector<i64>{" + join(v, ", ") + "}"
+                                               : "blockRanks({" + join(v, ", ") + "})";
+      }
+    return "";
+  }
+
+  /// A communicator the application used but the runtime did not see made:
+  /// rebuilt from its recorded membership (never MPI_COMM_NULL), by PMPI so
+  /// that a trace of the replay does not record the set-up.
+  void emitMembershipComm(CodeEmitter &out, const ObjectEntry &c) {
+    const std::string id = std::to_string(c.id);
+    std::string m = members(c);
+    if (m.empty()) {
+      noteApproximation("communicator " + id + " is MPI_COMM_NULL: the trace does not record its members");
+      out.comment("comm[" + id + "]: unknown membership, left MPI_COMM_NULL");
+      return;
+    }
+    noteApproximation("communicator " + id +
+                      " (made by a call sio does not intercept) is rebuilt from its members with MPI_Comm_create_group");
+    out.comment("comm[" + id + "]: rebuilt from its membership (world ranks)");
+    out.open("");
+    out.line("const std::vector<i64> members = " + m + ";");
+    out.open("if (std::find(members.begin(), members.end(), rank) != members.end())");
+    out.line("MPI_Group group = groupOf(members);");
+    out.line("mustSucceedMpi(PMPI_Comm_create_group(MPI_COMM_WORLD, group, " + std::to_string(30000 + c.id) + ", &comm[" +
+             id + "]));");
+    out.line("freeGroup(group);");
+    out.close();
+    out.close();
+  }
+
+  void emitMemberGroups(CodeEmitter &out) {
+    out.comment("The group of each communicator made by MPI_Comm_create(_group), from its members.");
+    out.open("MPI_Group memberGroup(i64 id)");
+    out.open("switch (id)");
+    for (const auto &c : trace_.comms) {
+      std::string m = members(c);
+      if ((c.kind != "create" && c.kind != "create_group") || m.empty())
+        continue;
+      out.line("case " + std::to_string(c.id) + ":");
+      out.line("  return groupOf(" + m + ");");
+    }
+    out.close();
+    out.line("return MPI_GROUP_EMPTY; // a rank that got MPI_COMM_NULL");
+    out.close();
+    out.blank();
+  }
+
   void emitObjects(CodeEmitter &out) {
+    emitMemberGroups(out);
     out.comment("Communicators, datatypes and infos of the trace, re-created by structure.");
     out.open("void createObjects()");
     for (const auto &c : trace_.comms) {
@@ -1186,10 +1409,10 @@ private:
         out.line("comm[" + std::to_string(c.id) + "] = MPI_COMM_WORLD;");
       else if (c.kind == "self")
         out.line("comm[" + std::to_string(c.id) + "] = MPI_COMM_SELF;");
-      else if (c.kind == "split" || c.kind == "dup")
-        out.comment("comm[" + std::to_string(c.id) + "]: made by MPI_Comm_" + c.kind + " in replay()");
+      else if (c.kind != "other")
+        out.comment("comm[" + std::to_string(c.id) + "]: made by its constructor (" + c.kind + ") in replay()");
       else
-        out.comment("comm[" + std::to_string(c.id) + "]: '" + c.kind + "' communicator, not rebuilt");
+        emitMembershipComm(out, c);
     }
     std::set<int64_t> done;
     for (const auto &t : trace_.datatypes) {
@@ -1315,6 +1538,8 @@ private:
     out.line("checkModels();");
     out.line("checkOverwrites();");
     out.line("createObjects();");
+    out.line("for (const char *const *a = kApproximations; rank == 0 && *a; ++a)");
+    out.line("  std::fprintf(stderr, \"replay: approximated: %s\\n\", *a);");
     out.line("provideInputFiles();");
     out.line("buffer.reserve(kLargestRequestBytes);");
     out.line("replay();");
@@ -1353,6 +1578,7 @@ private:
   std::map<int64_t, InputFile> reads_;
   std::map<const Event *, int64_t> newComms_;
   std::vector<int64_t> derivedTypes_;
+  std::vector<std::string> approximations_; ///< objects not rebuilt exactly: header comment, start-up note
 };
 
 } // namespace

@@ -115,6 +115,36 @@ TEST(Generator, InnerEventsAreNotReplayed) {
   EXPECT_NE(program.find("MPI_File_open("), std::string::npos);
 }
 
+// Issue 14 items 1 and 3: objects are rebuilt with their constructors, and
+// what cannot be is listed in the header and printed at start-up.
+TEST(Generator, ObjectsAreRebuiltAndApproximationsListed) {
+  auto trace = makeTrace(4, kSharedFile, "[" + event(4, "MPI_Barrier", "sync", R"({"comm": 1})") + "]");
+  sio::trace::ObjectEntry other;
+  other.id = 1;
+  other.kind = "other";
+  other.fields["member_blocks"] = {Expr(0), Expr(2), Expr::nranks() / Expr(2)};
+  trace.comms.push_back(other);
+  sio::trace::ObjectEntry rec;
+  rec.id = 1;
+  rec.kind = "struct";
+  rec.fields["ints"] = {Expr(1), Expr(16)};
+  rec.fields["aints"] = {Expr(1024) * Expr::rank()};
+  rec.fields["types"] = {Expr(0)};
+  rec.fields["oldtype"] = {Expr(0)};
+  trace.datatypes.push_back(rec);
+  std::string program = generateReplay(trace);
+  EXPECT_NE(program.find("MPI_Type_create_struct(1, lengths, displacements, types, &datatype[1]);"), std::string::npos)
+      << program;
+  EXPECT_NE(program.find("const MPI_Aint displacements[] = {MPI_Aint(1024*rank)};"), std::string::npos);
+  EXPECT_NE(program.find("// APPROXIMATED (also printed at start-up)"), std::string::npos);
+  EXPECT_NE(program.find("blockRanks({0, 2, exactDiv(nranks, 2)})"), std::string::npos);
+  EXPECT_NE(program.find("PMPI_Comm_create_group(MPI_COMM_WORLD, group, 30001, &comm[1])"), std::string::npos);
+  EXPECT_NE(program.find("\"communicator 1 (made by a call sio does not intercept)"), std::string::npos);
+  // Without approximations the header says so.
+  std::string exact = generateReplay(makeTrace(4, kSharedFile, strongBody(4), kStrongSites, kStrongLoops));
+  EXPECT_NE(exact.find("// Every MPI object of the trace is rebuilt exactly."), std::string::npos);
+}
+
 TEST(Generator, StrongScalingValuesAreCheckedAtStartUp) {
   std::string body = "[" + event(4, "MPI_File_open", "mpiio", R"({"comm": 0, "file": 0, "amode": 5, "info": 0, "fh": 0})") +
                      ", " + event(4, "MPI_File_write_at", "mpiio", R"({"fh": 0, "offset": "960*rank/nranks", "count": "960/nranks", "datatype": 0})") +

@@ -20,10 +20,12 @@ inline void marker(RecKind kind, uint64_t id) {
   if (!r)
     return;
   r->kind = kind;
-  r->open = 0;
+  r->inner = 0;
+  r->open = 1;
   r->nslots = 0;
   r->id = id;
   ts.buf->cur = r + 1;
+  finishRecord(ts.buf, r);
 }
 
 } // namespace

@@ -35,7 +35,6 @@ struct MpiTables {
   std::unordered_map<int64_t, std::pair<int64_t, TypeKey>> dtype;
   std::unordered_map<std::string, int64_t> dtypeByDesc;
   std::vector<ObjectEntry> datatypes;
-  std::unordered_map<int64_t, int64_t> info;
   std::vector<ObjectEntry> infos;
 };
 
@@ -165,15 +164,14 @@ int64_t describeType(MpiTables &t, MPI_Datatype type, int depth) {
     }
     e.kind = combinerName(combiner);
     structuralFields(t, e, combiner, ints, aints, codes);
-    // Types are described by structure, so the old types' descriptions are
-    // kept by name too (the merge renumbers table ids by content).
+    // Equal descriptions share an entry on this rank: the old types are
+    // part of the description by name (named) or rank-local id.
     std::string olds;
     for (int64_t c : codes)
       olds += (olds.empty() ? "" : ",") +
               (c >= 0 && size_t(c) < t.datatypes.size() && t.datatypes[size_t(c)].kind == "named"
                    ? t.datatypes[size_t(c)].name
                    : std::string("#") + std::to_string(c));
-    e.strings["oldtypes"] = olds;
     desc = e.kind + ":";
     for (auto &[k, v] : e.fields) {
       desc += k + "=";
@@ -189,7 +187,9 @@ int64_t describeType(MpiTables &t, MPI_Datatype type, int depth) {
     PMPI_Type_get_extent(type, &lb, &extent);
     e.fields["size"] = {Expr(int64_t(size))};
     e.fields["extent"] = {Expr(int64_t(extent))};
-    if (lb)
+    // Derived types always carry lb, so that ranks whose lower bounds
+    // differ (a struct displaced by 1024*rank) describe the same fields.
+    if (lb || combiner != MPI_COMBINER_NAMED)
       e.fields["lb"] = {Expr(int64_t(lb))};
   }
   int64_t code;
@@ -229,6 +229,61 @@ void seedComms(MpiTables &t) {
   addComm(t, int64_t(MPI_COMM_SELF), s);
 }
 
+/// The world ranks of a communicator's (local) group, in its rank order.
+std::vector<Expr> worldMembers(int64_t comm) {
+  std::vector<Expr> out;
+  if (!mpiUsable())
+    return out;
+  MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+  if (PMPI_Comm_group(MPI_Comm(comm), &group) != MPI_SUCCESS)
+    return out;
+  PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  int size = 0;
+  PMPI_Group_size(group, &size);
+  std::vector<int> local(static_cast<size_t>(size)), global(static_cast<size_t>(size), MPI_UNDEFINED);
+  for (int i = 0; i < size; ++i)
+    local[size_t(i)] = i;
+  PMPI_Group_translate_ranks(group, size, local.data(), world, global.data());
+  for (int r : global)
+    out.emplace_back(int64_t(r));
+  PMPI_Group_free(&group);
+  PMPI_Group_free(&world);
+  return out;
+}
+
+/// A membership as fields: ascending world ranks as strided blocks
+/// `member_blocks` = [start, stride, count, ...] (the lower half of N ranks is
+/// [0, 1, N/2] at every N, so it extrapolates), any other order as the
+/// explicit list `members`.
+void putMembers(ObjectEntry &e, const std::vector<Expr> &worldRanks) {
+  std::vector<int64_t> ranks;
+  for (const Expr &x : worldRanks)
+    ranks.push_back(x.constantValue().value_or(-1));
+  bool ascending = !ranks.empty() && ranks.front() >= 0;
+  for (size_t i = 1; i < ranks.size() && ascending; ++i)
+    ascending = ranks[i] > ranks[i - 1];
+  if (ascending) {
+    std::vector<Expr> blocks;
+    const sio::trace::RankList list = sio::trace::RankList::fromRanks(ranks);
+    for (const sio::trace::RankBlock &b : list.blocks()) {
+      if (b.dims.size() > 1) {
+        blocks.clear();
+        break;
+      }
+      blocks.insert(blocks.end(), {Expr(b.start), Expr(b.dims.empty() ? 1 : b.dims[0].stride),
+                                   Expr(b.dims.empty() ? 1 : b.dims[0].count)});
+    }
+    if (!blocks.empty()) {
+      e.fields["member_blocks"] = std::move(blocks);
+      return;
+    }
+  }
+  e.fields["members"] = worldRanks;
+}
+
+/// A communicator used before the runtime saw it made (a library's, or a
+/// constructor not intercepted): described by its membership, identified by
+/// the order in which the rank first saw it.
 int64_t otherComm(MpiTables &t, int64_t comm) {
   ObjectEntry e;
   e.kind = "other";
@@ -236,6 +291,8 @@ int64_t otherComm(MpiTables &t, int64_t comm) {
   if (mpiUsable())
     PMPI_Comm_size(MPI_Comm(comm), &size);
   e.fields["size"] = {Expr(int64_t(size))};
+  putMembers(e, worldMembers(comm));
+  e.serial = t.commsMadeAt[0]++;
   return addComm(t, comm, e);
 }
 
@@ -347,6 +404,21 @@ int64_t commSplit(int64_t parent, int64_t color, int64_t key, int64_t newcomm, u
   return madeComm(t, std::move(e), parent, site, newcomm);
 }
 
+int64_t commMade(const char *kind, int64_t parent, int64_t newcomm, uint64_t site,
+                 std::initializer_list<std::pair<const char *, std::vector<int64_t>>> fields, bool members) {
+  Blocked blk; // a signal handler must not find this lock held
+  MpiTables &t = T();
+  std::lock_guard lk(t.mu);
+  seedComms(t);
+  ObjectEntry e;
+  e.kind = kind;
+  for (const auto &[name, values] : fields)
+    e.fields[name] = std::vector<Expr>(values.begin(), values.end());
+  if (members)
+    putMembers(e, worldMembers(newcomm));
+  return madeComm(t, std::move(e), parent, site, newcomm);
+}
+
 int64_t commDup(int64_t parent, int64_t newcomm, uint64_t site) {
   Blocked blk; // a signal handler must not find this lock held
   MpiTables &t = T();
@@ -388,9 +460,9 @@ int64_t infoCode(int64_t info) {
   Blocked blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
-  auto it = t.info.find(info);
-  if (it != t.info.end())
-    return it->second;
+  // Described at every use, never cached by handle: an application may set
+  // more hints between two uses, or free an info and get the same handle
+  // back for another; what ROMIO sees is the contents at this call.
   ObjectEntry e;
   if (info == int64_t(MPI_INFO_NULL)) {
     e.kind = "null";
@@ -411,10 +483,10 @@ int64_t infoCode(int64_t info) {
   // Equal contents share an entry.
   for (const ObjectEntry &x : t.infos)
     if (x.kind == e.kind && x.strings == e.strings)
-      return t.info[info] = x.id;
+      return x.id;
   e.id = int64_t(t.infos.size());
   t.infos.push_back(e);
-  return t.info[info] = e.id;
+  return e.id;
 }
 
 void fillObjectTables(sio::trace::Trace &tr, int rank) {

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/uio.h>
+#include <vector>
 
 namespace sio::rt {
 
@@ -24,17 +25,25 @@ struct Call {
   int64_t ints[4] = {};
   int nints = 0;
   int64_t comm = 0;
+  int64_t peerComm = 0;    ///< MPI_Intercomm_create's peer_comm
+  const int *arrays[2];    ///< IntArray parameters (topology arguments), left uninitialised
+  int narrays = 0;
   int fd = -1;
   const struct iovec *iov = nullptr;
   const void *fh = nullptr;
   bool completed = true; ///< Test/Testall: did the requests complete?
   bool releaseRequests = false;
+  int32_t fdRelease = -1, streamRelease = -1; ///< codes released by finish()
   int nrelease = 0;
   int64_t release[kMaxRelease]; // left uninitialised: Call is built on every intercepted call
 
   int64_t lastInt() const { return nints ? ints[nints - 1] : 0; }
   /// After all post(): requests completed by Wait/Test stop being I/O requests.
   void finish() {
+    if (fdRelease >= 0)
+      releaseFdCode(fdRelease);
+    if (streamRelease >= 0)
+      releaseStreamCode(streamRelease);
     if (releaseRequests && completed)
       for (int i = 0; i < nrelease; ++i)
         requestRelease(release[i]);
@@ -100,7 +109,7 @@ struct Fd : Ign {
 struct FdClose : Fd {
   static void post(Call &c, const char *, int fd) {
     if (int32_t code = g_fdCode[fd].exchange(0, std::memory_order_relaxed))
-      releaseFdCode(code - 1);
+      c.fdRelease = code - 1;
   }
 };
 
@@ -123,7 +132,7 @@ struct Stream : Ign {
 struct StreamClose : Stream {
   static void post(Call &c, const char *, FILE *) {
     if (int32_t code = g_streamCode[c.fd].exchange(0, std::memory_order_relaxed))
-      releaseStreamCode(code - 1);
+      c.streamRelease = code - 1;
   }
 };
 
@@ -237,6 +246,97 @@ struct CommDup : Ign {
   }
 };
 
+/// An int array argument of a communicator constructor (dims, periods,
+/// remain_dims): kept for the constructor's table entry, not a parameter.
+struct IntArray : Ign {
+  static bool pre(Call &c, const char *, const int *v) {
+    if (c.narrays < 2)
+      c.arrays[c.narrays++] = v;
+    return true;
+  }
+};
+
+/// MPI_Intercomm_create's peer communicator: a parameter, not the parent.
+struct PeerComm : Ign {
+  static bool pre(Call &c, const char *n, MPI_Comm comm) {
+    c.peerComm = int64_t(comm);
+    c.rec->add(n, commCode(int64_t(comm)));
+    return true;
+  }
+};
+
+/// The other communicator constructors of MPI 4.0: each records how the
+/// communicator was made (kind, parent, arguments) in the comm table and its
+/// id as `newcomm`; `Made` gives the kind and the arguments.
+template <class Made> struct CommMade : Ign {
+  static void post(Call &c, const char *n, MPI_Comm *out) {
+    int64_t code = -1;
+    if (c.ret == MPI_SUCCESS && out && *out != MPI_COMM_NULL)
+      code = Made::make(c, *out);
+    c.rec->add(n, code);
+  }
+};
+
+inline std::vector<int64_t> intArray(const Call &c, int k, int64_t n) {
+  std::vector<int64_t> v;
+  if (k < c.narrays && c.arrays[k])
+    for (int64_t i = 0; i < n && i < 64; ++i)
+      v.push_back(c.arrays[k][i]);
+  return v;
+}
+
+struct SplitTypeMade {
+  static int64_t make(Call &c, MPI_Comm out) {
+    return commMade("split_type", c.comm, int64_t(out), c.rec->id, {{"split_type", {c.ints[0]}}, {"key", {c.ints[1]}}}, false);
+  }
+};
+struct DupMade {
+  static int64_t make(Call &c, MPI_Comm out) { return commMade("dup", c.comm, int64_t(out), c.rec->id, {}, false); }
+};
+struct CreateMade {
+  static int64_t make(Call &c, MPI_Comm out) { return commMade("create", c.comm, int64_t(out), c.rec->id, {}, true); }
+};
+struct CreateGroupMade {
+  static int64_t make(Call &c, MPI_Comm out) {
+    return commMade("create_group", c.comm, int64_t(out), c.rec->id, {{"tag", {c.ints[0]}}}, true);
+  }
+};
+struct CartMade {
+  static int64_t make(Call &c, MPI_Comm out) {
+    const int64_t nd = c.ints[0];
+    return commMade("cart", c.comm, int64_t(out), c.rec->id,
+                    {{"dims", intArray(c, 0, nd)}, {"periods", intArray(c, 1, nd)}, {"reorder", {c.ints[1]}}}, false);
+  }
+};
+struct CartSubMade {
+  static int64_t make(Call &c, MPI_Comm out) {
+    int nd = 0;
+    PMPI_Cartdim_get(MPI_Comm(c.comm), &nd);
+    return commMade("cart_sub", c.comm, int64_t(out), c.rec->id, {{"remain_dims", intArray(c, 0, nd)}}, false);
+  }
+};
+struct IntercommMade {
+  static int64_t make(Call &c, MPI_Comm out) {
+    return commMade("intercomm", c.comm, int64_t(out), c.rec->id,
+                    {{"peer", {commCode(c.peerComm)}}, {"local_leader", {c.ints[0]}}, {"remote_leader", {c.ints[1]}},
+                     {"tag", {c.ints[2]}}},
+                    false);
+  }
+};
+struct MergeMade {
+  static int64_t make(Call &c, MPI_Comm out) {
+    return commMade("merge", c.comm, int64_t(out), c.rec->id, {{"high", {c.ints[0]}}}, false);
+  }
+};
+using CommSplitType = CommMade<SplitTypeMade>;
+using CommDupAny = CommMade<DupMade>;
+using CommCreate = CommMade<CreateMade>;
+using CommCreateGroup = CommMade<CreateGroupMade>;
+using CartCreate = CommMade<CartMade>;
+using CartSub = CommMade<CartSubMade>;
+using IntercommCreate = CommMade<IntercommMade>;
+using IntercommMerge = CommMade<MergeMade>;
+
 struct CommFree : Ign {
   static bool pre(Call &c, const char *n, MPI_Comm *comm) {
     if (comm == nullptr)
@@ -246,6 +346,17 @@ struct CommFree : Ign {
     return true;
   }
   static void post(Call &c, const char *, MPI_Comm *) { commFree(c.comm); }
+};
+
+/// MPI_Dims_create's output grid (ndims is the preceding Int), as dims0,
+/// dims1, ... (up to 8 dimensions).
+struct DimsOut : Ign {
+  static void post(Call &c, const char *, int *dims) {
+    static constexpr const char *kNames[] = {"dims0", "dims1", "dims2", "dims3", "dims4", "dims5", "dims6", "dims7"};
+    const int64_t nd = c.lastInt();
+    for (int64_t k = 0; dims && k < nd && k < 8; ++k)
+      c.rec->add(kNames[k], c.ret == MPI_SUCCESS ? dims[k] : 0);
+  }
 };
 
 struct Dtype : Ign {

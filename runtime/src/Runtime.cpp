@@ -51,6 +51,7 @@ thread_local ThreadState tls __attribute__((tls_model("initial-exec")));
 std::atomic<bool> g_active{false};
 std::atomic<bool> g_dropping{false};
 std::atomic<uint64_t> g_dropped{0};
+std::atomic<uint64_t> g_seq{0};
 unsigned g_layers = kLayerAll;
 std::atomic<int32_t> g_fdCode[kMaxFd];
 std::atomic<int32_t> g_streamCode[kMaxFd];
@@ -88,7 +89,6 @@ struct State {
   MPI_Comm mergeComm = MPI_COMM_NULL;
   IntraRankCompressor comp;
   uint64_t events = 0;
-  uint64_t drainsSinceCapCheck = 0;
   std::vector<std::string> capNotes;
   ThreadBuffer *buffers = nullptr;
   std::vector<std::string> files;
@@ -102,30 +102,33 @@ struct State {
   std::string startTime;
   double nsPerTick = 1.0;
   std::vector<RegisteredTables> tables;
+  /// The next sequence number to convert, and how long it has been missing
+  /// (a call that took it has not published yet).
+  uint64_t nextSeq = 0;
+  uint64_t gapSeq = UINT64_MAX;
+  double gapSinceMs = 0;
+  uint64_t gapsSkipped = 0;
+  int finalWaits = 0;
+  uint64_t convertedSinceCapCheck = 0;
 };
 
-/// Full buffers on their way to the drain thread. Its own lock, held only
-/// for queue operations, so a handing-off thread never waits for conversion.
-/// Chunks are popped only while holding State::mu, which keeps each thread's
-/// records in order between the drain thread and a final drain.
-struct Chunk {
-  ThreadBuffer *owner;
-  Record *begin, *end;
-};
+/// Block storage and the drain thread's wake-ups. Its own lock, held only for
+/// the free list and the wake-up count, so a thread starting a block never
+/// waits for conversion.
 struct DrainQueue {
   std::mutex mu;
   std::condition_variable cv;
-  std::deque<Chunk> chunks;
-  std::vector<Record *> freeBlocks;
+  std::vector<Block *> freeBlocks;
   size_t blockRecords = 0;
   bool started = false;
-  size_t queuedBytes = 0;
+  uint64_t filled = 0;           ///< blocks filled since the drain thread looked
+  std::atomic<size_t> blocks{0}; ///< blocks allocated (memory held)
 };
 DrainQueue &Q() {
   static DrainQueue *q = new DrainQueue;
   return *q;
 }
-constexpr size_t kMaxQueued = 16; // past this the calling thread drains itself
+constexpr uint64_t kMaxQueued = 16; // blocks a thread may have unconverted before it converts itself
 
 State &S() {
   static State *s = new State;
@@ -295,11 +298,14 @@ void convert(State &s, ThreadBuffer *b, const Record &r) {
   ++s.events;
 }
 
+size_t blockBytes(const DrainQueue &q) {
+  return (sizeof(Block) + q.blockRecords * sizeof(Record) + 63) / 64 * 64;
+}
+
+double nowMs();
+
 void checkCap(State &s) {
-  size_t bytes = s.comp.approxBytes();
-  for (ThreadBuffer *b = s.buffers; b; b = b->next)
-    bytes += size_t(b->end - b->begin) * sizeof(Record);
-  bytes += Q().queuedBytes;
+  size_t bytes = s.comp.approxBytes() + Q().blocks.load(std::memory_order_relaxed) * blockBytes(Q());
   if (bytes > s.settings.memoryCap && !g_dropping.load()) {
     g_dropping.store(true);
     s.capNotes.push_back("memory cap SIO_MEMORY_CAP=" + std::to_string(s.settings.memoryCap) +
@@ -308,50 +314,124 @@ void checkCap(State &s) {
   }
 }
 
-void drainLocked(State &s, ThreadBuffer *b) {
-  Record *r = b->begin;
-  for (; r < b->cur && !r->open; ++r)
-    convert(s, b, *r);
-  size_t rest = size_t(b->cur - r);
-  if (r != b->begin) {
-    std::memmove(static_cast<void *>(b->begin), r, rest * sizeof(Record));
-    if (b->openRec)
-      b->openRec -= (r - b->begin);
+/// A block for a thread's stream: from the free list, or new.
+Block *takeBlock(DrainQueue &q) {
+  {
+    std::lock_guard lk(q.mu);
+    if (!q.freeBlocks.empty()) {
+      Block *b = q.freeBlocks.back();
+      q.freeBlocks.pop_back();
+      b->next.store(nullptr, std::memory_order_relaxed);
+      return b;
+    }
   }
-  b->cur = b->begin + rest;
-  if (++s.drainsSinceCapCheck >= 1 || g_dropping.load()) {
-    s.drainsSinceCapCheck = 0;
-    checkCap(s);
-  }
+  void *mem = std::aligned_alloc(64, blockBytes(q));
+  if (!mem)
+    return nullptr;
+  q.blocks.fetch_add(1, std::memory_order_relaxed);
+  return new (mem) Block;
 }
 
-void recycle(DrainQueue &q, Record *block) {
+void recycle(DrainQueue &q, Block *block) {
   std::lock_guard lk(q.mu);
   q.freeBlocks.push_back(block);
 }
 
-/// Pops and converts one queued chunk; false if the queue is empty. Caller
-/// holds State::mu.
-bool convertOneQueued(State &s) {
-  DrainQueue &q = Q();
-  Chunk c;
-  {
-    std::lock_guard lk(q.mu);
-    if (q.chunks.empty())
-      return false;
-    c = q.chunks.front();
-    q.chunks.pop_front();
-    q.queuedBytes -= size_t(c.end - c.begin) * sizeof(Record);
+/// The record at the drain side's position in b's stream, moving on to the
+/// next block (and giving the finished one back) at a block's end. The
+/// caller checked that the position is below `published`.
+Record *headRecord(DrainQueue &q, ThreadBuffer *b) {
+  uint64_t off = b->consumed - b->rdBlock->base;
+  if (off == q.blockRecords) {
+    // Published past this block's end: the thread linked the next one first.
+    Block *nx = b->rdBlock->next.load(std::memory_order_acquire);
+    recycle(q, b->rdBlock);
+    b->recycled.fetch_add(1, std::memory_order_relaxed);
+    b->rdBlock = nx;
+    off = 0;
   }
-  for (Record *r = c.begin; r < c.end; ++r)
-    convert(s, c.owner, *r);
-  recycle(q, c.begin);
-  checkCap(s);
-  return true;
+  return b->rdBlock->records() + off;
 }
 
-void flushQueue(State &s) {
-  while (convertOneQueued(s)) {
+/// Converts the call at b's position and the inner events that follow it.
+void convertGroup(State &s, DrainQueue &q, ThreadBuffer *b) {
+  Record *h = headRecord(q, b);
+  uint64_t seq = h->seq;
+  convert(s, b, *h);
+  ++b->consumed;
+  uint64_t pub = b->published.load(std::memory_order_acquire);
+  while (b->consumed < pub) {
+    Record *r = headRecord(q, b);
+    if (r->kind != RecKind::Event || !r->inner)
+      break;
+    convert(s, b, *r);
+    ++b->consumed;
+  }
+  if (seq >= s.nextSeq)
+    s.nextSeq = seq + 1;
+  if (++s.convertedSinceCapCheck >= q.blockRecords || g_dropping.load(std::memory_order_relaxed)) {
+    s.convertedSinceCapCheck = 0;
+    checkCap(s);
+  }
+}
+
+/// Converts what all threads have published, in the rank's sequence order:
+/// the call holding the next number, wherever it is (calls that published
+/// after a later one, which only a signal handler interrupting a call can
+/// cause, right away). A number taken by a call that has not published yet
+/// is waited for: by the drain thread for up to a second (it comes back
+/// later), at the end (`final`) up to ~200 ms in all; then it is skipped
+/// and counted. False if stopped at such a gap. Caller holds State::mu.
+bool convertPublished(State &s, bool final) {
+  DrainQueue &q = Q();
+  ThreadBuffer *last = nullptr;
+  while (true) {
+    ThreadBuffer *hit = nullptr;
+    uint64_t minSeq = UINT64_MAX;
+    bool any = false;
+    auto consider = [&](ThreadBuffer *b) {
+      if (b->consumed >= b->published.load(std::memory_order_acquire))
+        return false;
+      Record *h = headRecord(q, b);
+      if (h->open)
+        return false; // interrupted by a signal whose handler's call published
+      any = true;
+      if (h->seq <= s.nextSeq) {
+        hit = b;
+        return true;
+      }
+      minSeq = std::min(minSeq, h->seq);
+      return false;
+    };
+    if (!last || !consider(last))
+      for (ThreadBuffer *b = s.buffers; b && !hit; b = b->next)
+        if (b != last)
+          consider(b);
+    if (hit) {
+      convertGroup(s, q, hit);
+      last = hit;
+      continue;
+    }
+    if (!any)
+      return true;
+    if (final) {
+      if (s.finalWaits < 200) {
+        ++s.finalWaits;
+        const struct timespec ms = {0, 1000000};
+        nanosleep(&ms, nullptr);
+        continue;
+      }
+    } else {
+      double now = nowMs();
+      if (s.gapSeq != s.nextSeq) {
+        s.gapSeq = s.nextSeq;
+        s.gapSinceMs = now;
+      }
+      if (now - s.gapSinceMs < 1000)
+        return false;
+    }
+    s.gapsSkipped += minSeq - s.nextSeq;
+    s.nextSeq = minSeq;
   }
 }
 
@@ -365,21 +445,22 @@ void drainThreadMain() {
   pthread_sigmask(SIG_BLOCK, &term, nullptr);
   State &s = S();
   DrainQueue &q = Q();
+  bool stalled = false;
   while (true) {
     {
       std::unique_lock lk(q.mu);
-      q.cv.wait(lk, [&] { return !q.chunks.empty(); });
+      if (stalled)
+        q.cv.wait_for(lk, std::chrono::milliseconds(1), [&] { return q.filled > 0; });
+      else
+        q.cv.wait(lk, [&] { return q.filled > 0; });
+      q.filled = 0;
     }
     std::lock_guard lk(s.mu);
-    convertOneQueued(s);
+    stalled = !s.finished && !convertPublished(s, false);
   }
 }
 
-void drainAll(State &s) {
-  flushQueue(s);
-  for (ThreadBuffer *b = s.buffers; b; b = b->next)
-    drainLocked(s, b);
-}
+void drainAll(State &s) { convertPublished(s, true); }
 
 void collectIds(const std::vector<Node> &nodes, std::set<uint64_t> &sites, std::set<uint64_t> &loops) {
   for (const Node &n : nodes) {
@@ -445,6 +526,10 @@ Trace buildRankTrace(State &s) {
   t.header.complete = t.header.droppedEvents == 0;
   for (const auto &n : s.capNotes)
     t.header.notes.push_back(n);
+  if (s.gapsSkipped)
+    t.header.notes.push_back(std::to_string(s.gapsSkipped) + " calls on rank " + std::to_string(s.rank) +
+                             " were still in progress at the end; calls of different threads around them "
+                             "may be out of order");
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   t.header.metadata["hostname"] = host;
@@ -526,14 +611,14 @@ void finishNoMpi() {
 
 // ---- signals ----------------------------------------------------------------
 
-struct sigaction g_prevTerm, g_prevAbrt;
+struct sigaction g_prev[NSIG]; ///< the program's dispositions, restored to chain
 
 std::atomic<bool> g_inSignal{false}, g_signalDone{false};
 
 /// Restores the disposition the program had and re-raises (delivered when the
 /// handler returns: the signal is blocked on this thread until then).
 void chainSignal(int sig) {
-  sigaction(sig, sig == SIGTERM ? &g_prevTerm : &g_prevAbrt, nullptr);
+  sigaction(sig, &g_prev[sig], nullptr);
   raise(sig);
 }
 
@@ -556,6 +641,85 @@ void onSignal(int sig) {
   chainSignal(sig);
 }
 
+// A fault (SIGSEGV, SIGBUS) may leave the heap or a lock of libc in a state
+// in which writing the partial trace crashes or hangs. A crash inside the
+// handler kills the process with the same signal (it is blocked there, so
+// the kernel forces the default action). Against a hang, an alarm: its
+// handler restores the default disposition of the fault and re-raises it
+// unblocked, so the process still dies of the fault, with its status.
+volatile sig_atomic_t g_faultSig = 0;
+constexpr unsigned kFaultWriteSeconds = 10;
+
+void onFaultWatchdog(int) {
+  int sig = g_faultSig;
+  struct sigaction dfl;
+  std::memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigaction(sig, &dfl, nullptr);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  raise(sig);
+}
+
+void onFault(int sig) {
+  int saved = errno;
+  if (g_inSignal.exchange(true)) {
+    const struct timespec tenth = {0, 100000000};
+    for (int i = 0; i < 300 && !g_signalDone.load(); ++i)
+      nanosleep(&tenth, nullptr);
+  } else {
+    g_faultSig = sig;
+    struct sigaction wd;
+    std::memset(&wd, 0, sizeof wd);
+    wd.sa_handler = onFaultWatchdog;
+    sigemptyset(&wd.sa_mask);
+    sigaction(SIGALRM, &wd, nullptr);
+    alarm(kFaultWriteSeconds);
+    writePartial(sig == SIGSEGV ? "segmentation fault (SIGSEGV)" : "bus error (SIGBUS)", true);
+    alarm(0);
+    g_signalDone.store(true);
+  }
+  errno = saved;
+  // The previous disposition (the default: see installSignalHandlers) kills
+  // the process when the handler returns, or the faulting instruction, run
+  // again, faults again.
+  chainSignal(sig);
+}
+
+/// An alternate stack for the main thread, so that a stack overflow there
+/// still gets its partial trace (other threads' overflows kill the process
+/// without one).
+void installAltStack() {
+  stack_t current;
+  if (sigaltstack(nullptr, &current) == 0 && !(current.ss_flags & SS_DISABLE))
+    return; // the program has one
+  constexpr size_t kSize = 1 << 20;
+  void *mem = std::malloc(kSize);
+  if (!mem)
+    return;
+  stack_t st;
+  st.ss_sp = mem;
+  st.ss_size = kSize;
+  st.ss_flags = 0;
+  if (sigaltstack(&st, nullptr) != 0)
+    std::free(mem);
+}
+
+void installFaultHandlers() {
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = onFault;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_ONSTACK;
+  // A handler installed before ours (UCX's, loaded with libmpi, prints a
+  // backtrace) is chained to; one installed after ours replaces it.
+  sigaction(SIGSEGV, &sa, &g_prev[SIGSEGV]);
+  sigaction(SIGBUS, &sa, &g_prev[SIGBUS]);
+  installAltStack();
+}
+
 void installSignalHandlers() {
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
@@ -563,8 +727,9 @@ void installSignalHandlers() {
   sigemptyset(&sa.sa_mask);
   // No SA_RESETHAND: the handler stays installed while it writes (see onSignal).
   sa.sa_flags = 0;
-  sigaction(SIGTERM, &sa, &g_prevTerm);
-  sigaction(SIGABRT, &sa, &g_prevAbrt);
+  sigaction(SIGTERM, &sa, &g_prev[SIGTERM]);
+  sigaction(SIGABRT, &sa, &g_prev[SIGABRT]);
+  installFaultHandlers();
 }
 
 // ---- fork ------------------------------------------------------------------------
@@ -596,8 +761,7 @@ void forkChild() {
   // Only this thread exists: no drain thread, and the other threads' buffers
   // (and the queued ones) are the parent's records.
   q.started = false;
-  q.chunks.clear();
-  q.queuedBytes = 0;
+  q.filled = 0;
   s.pid = getpid();
   if (s.finished || !s.settings.traceChildren) {
     g_active.store(false);
@@ -607,6 +771,8 @@ void forkChild() {
   s.role = Role::Child;
   s.buffers = nullptr;
   tls.buf = nullptr;
+  q.blocks.store(q.freeBlocks.size());
+  s.nextSeq = g_seq.load();
   tls.depth = tls.mpiioOpen = 0;
   s.comp = IntraRankCompressor();
   s.events = 0;
@@ -656,57 +822,59 @@ ThreadBuffer *createThreadBuffer() {
   Blocked blk;
   std::lock_guard lk(s.mu);
   auto *b = new ThreadBuffer;
-  size_t n = Q().blockRecords;
-  b->begin = static_cast<Record *>(std::calloc(n, sizeof(Record)));
-  b->cur = b->begin;
-  b->end = b->begin ? b->begin + n : b->begin;
+  if (Block *first = takeBlock(Q())) {
+    b->block = b->rdBlock = first;
+    first->base = 0;
+    b->begin = b->cur = first->records();
+    b->end = b->begin + Q().blockRecords;
+    b->linked = 1;
+  }
   b->next = s.buffers;
   s.buffers = b;
   return b;
 }
 
-void handOffBuffer(ThreadBuffer *b) {
+void nextBlock(ThreadBuffer *b) {
   State &s = S();
   DrainQueue &q = Q();
   Blocked blk;
-  if (!s.settings.drainThread || s.finished) {
-    drainBuffer(b);
+  if (s.finished) {
+    b->cur = b->begin; // events after the end are dropped silently
     return;
   }
-  // The MPI-IO record in progress (and the inner events after it) stay with
-  // the thread: they move to the fresh block.
-  Record *cut = b->openRec ? b->openRec : b->cur;
-  Record *fresh = nullptr;
-  bool tooMany = false;
-  {
-    std::lock_guard lk(q.mu);
-    if (!q.freeBlocks.empty()) {
-      fresh = q.freeBlocks.back();
-      q.freeBlocks.pop_back();
+  if (!b->block) {
+    std::lock_guard lk(s.mu); // the first block could not be had: the drain side reads rdBlock
+    if (Block *first = takeBlock(q)) {
+      first->base = 0;
+      b->block = b->rdBlock = first;
+      b->begin = b->cur = first->records();
+      b->end = b->begin + q.blockRecords;
+      b->linked = 1;
     }
-    tooMany = q.chunks.size() >= kMaxQueued;
-  }
-  if (!fresh)
-    fresh = static_cast<Record *>(std::calloc(q.blockRecords, sizeof(Record)));
-  if (!fresh || cut == b->begin) {
-    if (fresh)
-      recycle(q, fresh);
-    drainBuffer(b); // no memory, or nothing to hand over: drain here
     return;
   }
-  size_t rest = size_t(b->cur - cut);
-  std::memcpy(static_cast<void *>(fresh), cut, rest * sizeof(Record));
-  Chunk c{b, b->begin, cut};
-  if (b->openRec)
-    b->openRec = fresh;
-  b->begin = fresh;
-  b->cur = fresh + rest;
-  b->end = fresh + q.blockRecords;
+  Block *fresh = takeBlock(q);
+  if (!fresh)
+    return; // no memory: this call is not recorded
+  fresh->base = b->base + q.blockRecords;
+  b->block->next.store(fresh, std::memory_order_release);
+  b->block = fresh;
+  b->base = fresh->base;
+  b->begin = b->cur = fresh->records();
+  b->end = b->begin + q.blockRecords;
+  ++b->linked;
+  bool tooMany = b->linked - b->recycled.load(std::memory_order_relaxed) > kMaxQueued;
+  if (!s.settings.drainThread || tooMany) {
+    // No drain thread, or it falls behind: convert here, which keeps memory bounded.
+    std::lock_guard lk(s.mu);
+    if (!s.finished)
+      convertPublished(s, false);
+    return;
+  }
   bool start = false;
   {
     std::lock_guard lk(q.mu);
-    q.chunks.push_back(c);
-    q.queuedBytes += size_t(c.end - c.begin) * sizeof(Record);
+    ++q.filled;
     start = !q.started;
     q.started = true;
   }
@@ -719,21 +887,14 @@ void handOffBuffer(ThreadBuffer *b) {
     }
   }
   q.cv.notify_one();
-  if (tooMany) {
-    // The drain thread falls behind: keep memory bounded by helping.
-    std::lock_guard lk(s.mu);
-    flushQueue(s);
-  }
 }
 
-void drainBuffer(ThreadBuffer *b) {
+void drainPublished() {
   State &s = S();
   Blocked blk;
   std::lock_guard lk(s.mu);
-  if (s.finished)
-    b->cur = b->begin; // events after the end are dropped silently
-  else
-    drainLocked(s, b);
+  if (!s.finished)
+    drainAll(s);
 }
 
 namespace {

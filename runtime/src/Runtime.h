@@ -2,11 +2,13 @@
 // the ABI entry points and the finalize/merge driver.
 //
 // Hot path (STYLE.md, Caliper trace service): a thread-local ThreadState, a
-// per-thread buffer of fixed-size plain records appended after a fits()
-// check, no lock and no malloc per call. A full buffer is handed to a drain
-// thread (one lock and a wake-up per buffer) that converts its records to
+// per-thread chain of blocks of fixed-size plain records appended after a
+// fits() check, no lock and no malloc per call. Each finished call takes the
+// rank's next sequence number (one atomic increment) and is published to the
+// drain side (one release store). The drain thread (woken once per filled
+// block) converts the published records of all threads in sequence order to
 // sio::trace::Event and feeds the IntraRankCompressor, off the calling
-// thread; what is left is drained at the end.
+// threads; what is left is drained at the end.
 #pragma once
 
 #include "Settings.h"
@@ -14,8 +16,11 @@
 
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -49,7 +54,7 @@ struct Slot {
 
 enum class RecKind : uint8_t { Event, LoopEnter, LoopIter, LoopExit };
 
-/// One intercepted call or loop marker; plain data, 144 bytes.
+/// One intercepted call or loop marker; plain data, 152 bytes.
 struct Record {
   RecKind kind;
   uint8_t inner;   ///< ran inside a traced MPI-IO call
@@ -58,6 +63,9 @@ struct Record {
   uint8_t strMask; ///< bit i: slots[i].value indexes the string table
   uint16_t call;   ///< CallId
   uint64_t id;     ///< site id (events) or loop id (markers)
+  /// The rank's order of finished calls and markers (inner events: their
+  /// MPI-IO call's, which they follow in the thread's stream).
+  uint64_t seq;
   uint64_t t0, t1; ///< ticks at entry and return
   Slot slots[kMaxSlots];
 
@@ -73,15 +81,33 @@ struct Record {
   }
 };
 
-/// A thread's record buffer. Heap-allocated once per thread (under the
-/// runtime lock) and kept after the thread ends, so finalize still drains it.
+/// A block of records; the records follow the header. Records never move:
+/// a full block is left for the drain side and the thread links a new one.
+struct alignas(64) Block {
+  std::atomic<Block *> next{nullptr}; ///< set by the writing thread when it moves on
+  uint64_t base = 0;                  ///< stream index of the first record
+  Record *records() { return reinterpret_cast<Record *>(this + 1); }
+};
+
+/// A thread's stream of records: a single-producer (the thread) single-
+/// consumer (whoever holds the runtime lock) queue of blocks. Heap-allocated
+/// once per thread and kept after the thread ends, so finalize still drains it.
 struct ThreadBuffer {
-  Record *begin = nullptr, *cur = nullptr, *end = nullptr;
+  // Written by the owning thread only.
+  Record *begin = nullptr, *cur = nullptr, *end = nullptr; ///< current block's records
+  Block *block = nullptr;
+  uint64_t base = 0;    ///< stream index of `begin`
+  uint64_t linked = 0;  ///< blocks this thread has started
+  /// Stream index up to which records are finished calls: the drain side
+  /// reads nothing beyond it (release store by the thread).
+  std::atomic<uint64_t> published{0};
   ThreadBuffer *next = nullptr;
-  Record *openRec = nullptr; ///< the MPI-IO record in progress, moved by drains
-  // Conversion state for compute times, written by the drain thread: on its
-  // own cache line, or every call would miss on `cur`.
-  alignas(64) uint64_t lastEnd = 0;
+  // Drain side (under the runtime lock): on its own cache line, or every
+  // call would miss on `cur`.
+  alignas(64) Block *rdBlock = nullptr;
+  uint64_t consumed = 0; ///< stream index of the next record to convert
+  std::atomic<uint64_t> recycled{0}; ///< blocks given back
+  uint64_t lastEnd = 0;
   uint64_t lastInnerRef = 0;
 };
 
@@ -109,6 +135,7 @@ extern thread_local ThreadState tls __attribute__((tls_model("initial-exec")));
 extern std::atomic<bool> g_active;   ///< initialised, enabled, not yet finished
 extern std::atomic<bool> g_dropping; ///< past the memory cap
 extern std::atomic<uint64_t> g_dropped;
+extern std::atomic<uint64_t> g_seq;  ///< the rank's next sequence number
 extern unsigned g_layers;            ///< SIO_LAYERS mask
 
 inline bool layerEnabled(sio::trace::Layer l) { return (g_layers >> static_cast<unsigned>(l)) & 1u; }
@@ -133,23 +160,33 @@ void message(const std::string &line);
 // ---- buffer -----------------------------------------------------------------
 
 ThreadBuffer *createThreadBuffer();
-/// Converts the buffer's committed records (all but an open one and what
-/// follows it) and compacts it, on this thread. Takes the runtime lock.
-void drainBuffer(ThreadBuffer *buf);
-/// Hands the buffer's committed records to the drain thread and gives the
-/// buffer fresh storage (the open record, if any, moves along).
-void handOffBuffer(ThreadBuffer *buf);
+/// Converts, in sequence order, every record all threads have published, on
+/// this thread. Takes the runtime lock.
+void drainPublished();
+/// Links a fresh block to the full one (the drain side keeps the full one
+/// until it has converted it) and wakes the drain thread, or converts here.
+void nextBlock(ThreadBuffer *buf);
 
-/// A free record slot in this thread's buffer (handing it off first if full).
+/// A free record slot in this thread's buffer (a new block first if full);
+/// nullptr without memory.
 inline Record *reserveRecord(ThreadState &ts) {
   ThreadBuffer *b = ts.buf;
   if (__builtin_expect(b == nullptr, 0))
     b = ts.buf = createThreadBuffer();
   if (__builtin_expect(b->cur == b->end, 0))
-    handOffBuffer(b);
+    nextBlock(b);
   if (__builtin_expect(b->cur == b->end, 0))
-    return nullptr; // an open record fills the buffer: cannot happen with >=16 records
+    return nullptr;
   return b->cur;
+}
+
+/// A finished call or marker (committed: cur is past it) takes the rank's
+/// next sequence number; then everything this thread wrote becomes visible to
+/// the drain side. Lock-free: one atomic increment, one release store.
+inline void finishRecord(ThreadBuffer *b, Record *r) {
+  r->seq = g_seq.fetch_add(1, std::memory_order_relaxed);
+  r->open = 0;
+  b->published.store(b->base + uint64_t(b->cur - b->begin), std::memory_order_release);
 }
 
 // ---- handle tables (coded as small integers in creation order) ----------------
@@ -190,6 +227,11 @@ int64_t commCode(int64_t comm);
 /// event (`site` and the rank's creation order there).
 int64_t commSplit(int64_t parent, int64_t color, int64_t key, int64_t newcomm, uint64_t site);
 int64_t commDup(int64_t parent, int64_t newcomm, uint64_t site);
+/// Any other constructor: `kind` and its integer arguments as fields; with
+/// `members`, the world ranks of the new communicator (in its rank order)
+/// too, so that the replay can rebuild it from its membership.
+int64_t commMade(const char *kind, int64_t parent, int64_t newcomm, uint64_t site,
+                 std::initializer_list<std::pair<const char *, std::vector<int64_t>>> fields, bool members);
 void commFree(int64_t comm);
 int64_t datatypeCode(int64_t datatype);
 int64_t infoCode(int64_t info);

@@ -34,7 +34,7 @@ inline constexpr SettingDecl kSettings[] = {
     {"SIO_EXCLUDE_PATHS", SettingType::PathList, "/proc/,/sys/,/dev/,/etc/,/usr/",
      "Path prefixes whose files are never recorded (system files read by libraries)."},
     {"SIO_BUFFER_RECORDS", SettingType::Int, "2048",
-     "Records (144 bytes each) in each thread's buffer (16..1048576); a full buffer goes to the drain thread."},
+     "Records (152 bytes each) in each block of a thread's buffer (16..1048576); a full block goes to the drain thread."},
     {"SIO_DRAIN_THREAD", SettingType::Bool, "1",
      "1: a helper thread feeds the compressor, off the calling threads; 0: the calling thread does it when its "
      "buffer fills."},

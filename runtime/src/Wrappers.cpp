@@ -145,8 +145,6 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
         rec = &t_scratch; // outputs still update the handle tables
       } else {
         ts.buf->cur = rec + 1;
-        if constexpr (kMpi)
-          ts.buf->openRec = rec;
       }
     }
   }
@@ -169,21 +167,22 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
       --ts.mpiioOpen;
   }
   if (ok) {
-    if constexpr (kMpi) {
-      // A drain during the call (inner events filled the buffer) moved it.
-      if (rec != &t_scratch) {
-        rec = ts.buf->openRec;
-        ts.buf->openRec = nullptr;
-      }
-    }
+    // Records never move: `rec` is still this call's (inner events may have
+    // filled its block since).
     c.rec = rec;
     c.ret = retValue(r);
     RK::post(c, r);
     (As::Kind::post(c, as.name, as.value), ...);
-    c.finish();
     rec->t0 = t0;
     rec->t1 = t1;
-    rec->open = 0;
+    if (rec == &t_scratch || inner)
+      rec->open = 0; // inner events are published with their MPI-IO call
+    else
+      finishRecord(ts.buf, rec);
+    // Handles are released after the sequence number is taken and acquired
+    // before it, so a close on one thread and the open that reuses its code
+    // on another are ordered as they happened.
+    c.finish();
   }
   *errnoPtr = err;
   return r;

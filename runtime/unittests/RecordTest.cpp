@@ -26,34 +26,48 @@ TEST(Record, BufferReserveAndDrain) {
   Record *r = reserveRecord(ts);
   ASSERT_NE(r, nullptr);
   ASSERT_NE(ts.buf, nullptr);
-  size_t cap = size_t(ts.buf->end - ts.buf->begin);
-  // Fill the buffer with loop markers; the next reserve drains it.
+  ThreadBuffer *b = ts.buf;
+  size_t cap = size_t(b->end - b->begin);
+  Block *first = b->block;
+  // Fill the block with loop markers; the next reserve links a new block and
+  // the full one stays where it is until the drain side has converted it.
   for (size_t i = 0; i < cap; ++i) {
     Record *x = reserveRecord(ts);
     ASSERT_NE(x, nullptr);
     *x = Record{};
     x->kind = RecKind::LoopIter;
     x->id = 7;
-    ts.buf->cur = x + 1;
+    b->cur = x + 1;
+    finishRecord(b, x);
+    EXPECT_EQ(x->seq + 1, g_seq.load());
   }
-  EXPECT_EQ(ts.buf->cur, ts.buf->end);
+  EXPECT_EQ(b->cur, b->end);
   Record *y = reserveRecord(ts);
-  EXPECT_EQ(y, ts.buf->begin);
+  EXPECT_EQ(y, b->begin);
+  EXPECT_NE(b->block, first);
+  EXPECT_EQ(first->next.load(), b->block);
+  EXPECT_EQ(b->base, cap);
+  EXPECT_EQ(b->published.load(), cap);
+  drainPublished();
+  EXPECT_EQ(b->consumed, cap);
 }
 
-TEST(Record, OpenRecordSurvivesDrain) {
+TEST(Record, OpenCallIsNotConverted) {
   ensureInit();
   ThreadState &ts = tls;
-  reserveRecord(ts);
+  reserveRecord(ts); // creates the buffer when this test runs alone
+  drainPublished();
   ThreadBuffer *b = ts.buf;
-  drainBuffer(b);
-  ASSERT_EQ(b->cur, b->begin);
-  // A finished marker, then an MPI-IO call in progress, then inner events.
+  ASSERT_NE(b, nullptr);
+  uint64_t before = b->consumed;
+  // A finished marker, then an MPI-IO call in progress, then an inner event:
+  // only the marker is published and converted.
   Record *m = reserveRecord(ts);
   *m = Record{};
   m->kind = RecKind::LoopEnter;
   m->id = 1;
   b->cur = m + 1;
+  finishRecord(b, m);
   Record *o = reserveRecord(ts);
   *o = Record{};
   o->kind = RecKind::Event;
@@ -61,16 +75,18 @@ TEST(Record, OpenRecordSurvivesDrain) {
   o->call = uint16_t(CallId::MPI_File_write_at);
   o->id = 42;
   b->cur = o + 1;
-  b->openRec = o;
-  drainBuffer(b);
-  EXPECT_EQ(b->cur, b->begin + 1);
-  EXPECT_EQ(b->openRec, b->begin);
-  EXPECT_EQ(b->begin->id, 42u);
-  EXPECT_EQ(b->begin->open, 1);
-  b->begin->open = 0;
-  b->openRec = nullptr;
-  drainBuffer(b);
-  EXPECT_EQ(b->cur, b->begin);
+  Record *in = reserveRecord(ts);
+  *in = Record{};
+  in->kind = RecKind::Event;
+  in->inner = 1;
+  in->call = uint16_t(CallId::pwrite64);
+  b->cur = in + 1;
+  drainPublished();
+  EXPECT_EQ(b->consumed, before + 1);
+  // The call returns: it and its inner event are converted together.
+  finishRecord(b, o);
+  drainPublished();
+  EXPECT_EQ(b->consumed, before + 3);
 }
 
 TEST(Handles, FdTableCodesInCreationOrder) {

@@ -191,7 +191,7 @@ private:
     for (const Node &n : body) {
       if (perRank && !n.ranks.contains(rank))
         continue;
-      if (perRank || rankFree(n)) {
+      if (perRank || (rankFree(n) && !handlesDiverge(n))) {
         // One pass stands for all ranks of the node (or for the one rank).
         visit(n, indices, mult, perRank ? rank : n.ranks.first().value_or(0), perRank);
         continue;
@@ -218,7 +218,8 @@ private:
   /// ranks of the node.
   void visit(const Node &n, std::vector<int64_t> &indices, uint64_t mult, int64_t r, bool perRank) {
     if (n.isEvent()) {
-      account(n.event(), env(r, indices), perRank ? mult : mulSat(mult, uint64_t(n.ranks.size()), s_.exact));
+      account(n.event(), env(r, indices), perRank ? mult : mulSat(mult, uint64_t(n.ranks.size()), s_.exact), r,
+              perRank ? nullptr : &n.ranks);
       return;
     }
     const Loop &loop = n.loop();
@@ -257,12 +258,16 @@ private:
     indices.pop_back();
   }
 
-  void account(const Event &ev, const ExprEnv &e, uint64_t calls) {
+  /// `r`: the rank this pass is for; `all`: the pass stands for all these
+  /// ranks (a node whose values do not depend on the rank), else null.
+  void account(const Event &ev, const ExprEnv &e, uint64_t calls, int64_t r, const RankList *all) {
     addSat(s_.totalCalls, calls, s_.exact);
     OpSummary &op = s_.byOp[ev.op];
     addSat(op.calls, calls, s_.exact);
 
-    // Follow handles to the files they were opened on.
+    // Follow handles to the files they were opened on, per rank: the same
+    // code can name different files on different ranks at the same point
+    // (threads of each rank opening in their own order).
     std::optional<int64_t> file = evalParam(ev, "file", e);
     for (std::string_view h : kHandleParams) {
       if (!ev.param(h))
@@ -270,10 +275,31 @@ private:
       auto handle = evalParam(ev, h, e);
       if (!handle)
         continue;
-      if (file)
-        handles_[{std::string(h), *handle}] = *file;
-      else if (auto it = handles_.find({std::string(h), *handle}); it != handles_.end())
+      HandleFiles &hf = handles_[{std::string(h), *handle}];
+      if (file) {
+        if (all) {
+          bool was = !hf.perRank.empty();
+          // Ranks the old entry stood for and this one does not keep it.
+          if (hf.allRanks && !(*hf.allRanks == *all))
+            for (int64_t q : hf.allRanks->ranks())
+              if (!all->contains(q))
+                hf.perRank.try_emplace(q, hf.all);
+          for (auto it = hf.perRank.begin(); it != hf.perRank.end();)
+            it = all->contains(it->first) ? hf.perRank.erase(it) : std::next(it);
+          if (was != !hf.perRank.empty())
+            divergent_[std::string(h)] += was ? -1 : 1;
+          hf.all = *file;
+          hf.allRanks = all;
+        } else {
+          if (hf.perRank.empty())
+            ++divergent_[std::string(h)];
+          hf.perRank[r] = *file;
+        }
+      } else if (auto it = hf.perRank.find(r); it != hf.perRank.end()) {
         file = it->second;
+      } else if (hf.allRanks && hf.allRanks->contains(r)) {
+        file = hf.all;
+      }
     }
 
     Direction dir = direction(ev.op);
@@ -307,7 +333,47 @@ private:
   TraceSummary s_;
   bool rankDependentTypes_ = false;
   uint64_t work_ = 0;
-  std::map<std::pair<std::string, int64_t>, int64_t> handles_;
+  /// The file a handle was opened on: per rank, or for all ranks of a node
+  /// whose values do not depend on the rank (its last opening).
+  struct HandleFiles {
+    std::unordered_map<int64_t, int64_t> perRank;
+    int64_t all = 0;
+    const RankList *allRanks = nullptr;
+  };
+  std::map<std::pair<std::string, int64_t>, HandleFiles> handles_;
+  /// Per handle kind: handles whose file differs by rank right now.
+  std::map<std::string, int64_t, std::less<>> divergent_;
+  std::unordered_map<const Node *, unsigned> handleUseMemo_;
+
+  /// Bit i: the subtree follows handle kHandleParams[i] to a file (an event
+  /// with the handle and no `file`).
+  unsigned handleUse(const Node &n) {
+    auto it = handleUseMemo_.find(&n);
+    if (it != handleUseMemo_.end())
+      return it->second;
+    unsigned use = 0;
+    if (n.isEvent()) {
+      if (!n.event().param("file"))
+        for (size_t i = 0; i < kHandleParams.size(); ++i)
+          if (n.event().param(kHandleParams[i]))
+            use |= 1u << i;
+    } else {
+      for (const Node &c : n.loop().body)
+        use |= handleUse(c);
+    }
+    return handleUseMemo_[&n] = use;
+  }
+
+  /// A node whose values are the same on all its ranks still differs by rank
+  /// when a handle it uses names different files on different ranks.
+  bool handlesDiverge(const Node &n) {
+    unsigned use = handleUse(n);
+    for (size_t i = 0; i < kHandleParams.size(); ++i)
+      if (use & (1u << i))
+        if (auto it = divergent_.find(kHandleParams[i]); it != divergent_.end() && it->second > 0)
+          return true;
+    return false;
+  }
   std::unordered_map<const Node *, bool> rankFreeMemo_;
   std::unordered_map<const Node *, uint32_t> depthMemo_;
 };

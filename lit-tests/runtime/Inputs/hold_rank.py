@@ -17,7 +17,8 @@ import time
 
 n = int(sys.argv[1])
 pattern = sys.argv[2]
-status = subprocess.call(sys.argv[3:])
+# close_fds=False: the rank needs the process-manager descriptor (PMI_FD).
+status = subprocess.call(sys.argv[3:], close_fds=False)
 with open("exit_status.%d" % os.getpid(), "w") as f:
     f.write("%d\n" % status)
 deadline = time.time() + 60

@@ -25,7 +25,7 @@ std::optional<TableKind> tableOfParam(std::string_view name) {
     return TableKind::Files;
   if (name == "datatype" || name == "etype" || name == "filetype")
     return TableKind::Datatypes;
-  if (name == "comm" || name == "newcomm")
+  if (name == "comm" || name == "newcomm" || name == "peer_comm")
     return TableKind::Comms;
   if (name == "info")
     return TableKind::Infos;
@@ -359,6 +359,12 @@ void fitAcrossRanks(ElasticValue &value, int64_t nranks) {
       auto it = e.terms().find(m);
       points.push_back({r, it == e.terms().end() ? Rational(0) : it->second});
     }
+    // A table holds one rank's values for its own iterations: another rank
+    // whose loop runs longer cannot evaluate it, even times a zero
+    // coefficient ((1 - rank)*[..3 values..][i0] at rank 1, 9 iterations).
+    bool hasTable = std::any_of(m.begin(), m.end(), [](const auto &a) { return a.first.kind == Atom::Kind::Table; });
+    if (hasTable && std::any_of(points.begin(), points.end(), [](const RankPoint &p) { return p.value == Rational(0); }))
+      return;
     auto coefficient = fitRankModel(points, nranks);
     if (!coefficient)
       coefficient = fitRankGrid(points, nranks);
@@ -796,7 +802,9 @@ struct Finalizer {
 // ---------------------------------------------------------- MPI objects ----
 
 /// Fields that name entries of a table: datatypes' old types, comms' parents.
-bool isReferenceField(const std::string &name) { return name == "oldtype" || name == "types" || name == "parent"; }
+bool isReferenceField(const std::string &name) {
+  return name == "oldtype" || name == "types" || name == "parent" || name == "peer";
+}
 
 /// Objects made by a rank are the same object on every rank that made them
 /// at the same call site as the same serial (their creation event), whatever

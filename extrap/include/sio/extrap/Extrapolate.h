@@ -43,6 +43,12 @@ std::optional<sio::trace::Expr> fitScaling(const std::vector<int64_t> &ranks,
                                            const std::vector<sio::trace::Rational> &values,
                                            std::vector<std::string> *tried = nullptr);
 
+/// The process grid MPI_Dims_create(nnodes, ndims, {0, ...}) returns (MPICH's
+/// most balanced grid, largest first); empty for arguments out of range.
+/// sio-extrap uses it for values that are multiples of a grid dimension when
+/// the inputs recorded such a call (and only if it reproduces their results).
+std::vector<int64_t> dimsCreate(int64_t nnodes, int64_t ndims);
+
 struct ExtrapOptions {
   int64_t targetRanks = 0;
   size_t minInputs = 4; ///< distinct rank counts required

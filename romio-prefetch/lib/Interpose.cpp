@@ -1,0 +1,922 @@
+// libsio-prefetch.so: signature-guided read-ahead for MPI-IO reads (Byna et
+// al. SC08 §III, §V), interposed through PMPI. docs/prefetch.md.
+//
+// The application thread calls MPI; the prefetch thread never does. It
+// reads the file with pread on a descriptor of its own into the BlockCache.
+// One mutex guards the cache and every file's state; pread runs outside it.
+// Coherence: each file has a generation; dropping the file's cache (sync,
+// set_view, set_size, atomic mode, close) or a local write bumps it, and a
+// block whose load began under an older generation is thrown away.
+#include "View.h"
+#include "sio/prefetch/Cache.h"
+#include "sio/prefetch/Predictor.h"
+
+#include <mpi.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <fstream>
+#include <linux/magic.h>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <thread>
+#include <unistd.h>
+#include <unordered_map>
+
+namespace sio::prefetch {
+namespace {
+
+constexpr size_t kDefaultBlock = 64 * 1024;
+constexpr size_t kDefaultCache = 32 * 1024 * 1024;
+constexpr size_t kDefaultDistance = 8;
+constexpr uint64_t kMissWindow = 64;
+constexpr double kDefaultMissLimit = 0.9;
+
+struct Counters {
+  uint64_t reads = 0, hits = 0, misses = 0, excluded = 0, passthrough = 0;
+  uint64_t hitBytes = 0, missBytes = 0, prefetchedBytes = 0, wastedBytes = 0,
+           lateBytes = 0;
+  uint64_t prefetchErrors = 0;
+};
+
+struct FileState {
+  uint64_t id = 0;
+  std::string name; ///< as the application opened it
+  std::string path; ///< for the prefetch thread's descriptor
+  int fd = -1;
+  uint64_t generation = 0;
+  bool enabled = true;
+  std::string disabledBecause;
+  bool atomic = false;
+  std::string mode = "online";
+  std::shared_ptr<const View>
+      view; ///< null: a view the prefetcher does not serve
+  Predictor predictor;
+  std::vector<Access>
+      plan; ///< the signature's accesses, in the view's logical bytes
+  size_t distance = kDefaultDistance;
+  double missLimit = kDefaultMissLimit;
+  uint64_t windowReads = 0, windowMisses = 0;
+  Counters c;
+  ~FileState() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+  void disable(std::string why) {
+    if (enabled) {
+      enabled = false;
+      disabledBecause = std::move(why);
+    }
+  }
+};
+
+struct Global {
+  std::mutex mu;
+  std::condition_variable work;   ///< wakes the prefetch thread
+  std::condition_variable loaded; ///< a block finished loading
+  std::unique_ptr<BlockCache> cache;
+  std::unordered_map<MPI_File, std::shared_ptr<FileState>> files;
+  std::thread thread;
+  bool stop = false;
+  uint64_t nextId = 1;
+  int rank = -1;
+  std::map<std::string, std::shared_ptr<signature::SignatureReport>>
+      reports; ///< by path; null: unreadable
+};
+
+Global &g() {
+  static Global *global =
+      new Global; // never destroyed: MPI may call us during exit
+  return *global;
+}
+
+std::string envOr(const char *name, const char *fallback = "") {
+  const char *v = std::getenv(name);
+  return v ? v : fallback;
+}
+
+std::string infoValue(MPI_Info info, const char *key) {
+  if (info == MPI_INFO_NULL)
+    return {};
+  char value[MPI_MAX_INFO_VAL + 1] = {};
+  int flag = 0;
+  PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+  return flag ? std::string(value) : std::string();
+}
+
+/// The hint if given, else the environment variable.
+std::string setting(MPI_Info info, const char *hint, const char *env) {
+  std::string v = infoValue(info, hint);
+  return v.empty() ? envOr(env) : v;
+}
+
+size_t sizeSetting(MPI_Info info, const char *hint, const char *env,
+                   size_t fallback) {
+  const std::string v = setting(info, hint, env);
+  if (v.empty())
+    return fallback;
+  char *end = nullptr;
+  unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+  if (end && (*end == 'k' || *end == 'K'))
+    n <<= 10;
+  else if (end && (*end == 'm' || *end == 'M'))
+    n <<= 20;
+  if (n == 0) {
+    std::fprintf(stderr,
+                 "sio-prefetch: %s='%s' is not a positive size; using %zu\n",
+                 hint, v.c_str(), fallback);
+    return fallback;
+  }
+  return size_t(n);
+}
+
+void note(const std::string &msg) {
+  std::fprintf(stderr, "sio-prefetch: rank %d: %s\n", g().rank, msg.c_str());
+}
+
+/// The file system must show our pread what MPI-IO wrote once the MPI
+/// consistency steps were taken: local POSIX file systems, NFS, Lustre.
+bool fileSystemIsSupported(const std::string &path, std::string &why) {
+  struct statfs fs {};
+  if (::statfs(path.c_str(), &fs) != 0) {
+    why = "statfs failed";
+    return false;
+  }
+  switch (static_cast<unsigned long>(fs.f_type)) {
+  case EXT4_SUPER_MAGIC:
+  case XFS_SUPER_MAGIC:
+  case BTRFS_SUPER_MAGIC:
+  case TMPFS_MAGIC:
+  case OVERLAYFS_SUPER_MAGIC:
+  case NFS_SUPER_MAGIC:
+  case 0x0BD00BD0: // Lustre
+    return true;
+  default:
+    char buf[64];
+    std::snprintf(buf, sizeof buf,
+                  "file system type 0x%lx not known to be POSIX-consistent",
+                  static_cast<unsigned long>(fs.f_type));
+    why = buf;
+    return false;
+  }
+}
+
+std::string stripPrefix(const char *filename) {
+  std::string s = filename ? filename : "";
+  // ROMIO's "ufs:", "nfs:", "lustre:" prefixes.
+  auto colon = s.find(':');
+  if (colon != std::string::npos && colon > 1 && s.find('/') > colon)
+    s = s.substr(colon + 1);
+  return s;
+}
+
+std::string baseName(const std::string &p) {
+  auto slash = p.rfind('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+bool nameMatches(const std::string &pattern, const std::string &path) {
+  if (pattern.empty())
+    return false;
+  if (pattern == path || baseName(pattern) == baseName(path))
+    return true;
+  return fnmatch(pattern.c_str(), path.c_str(), 0) == 0 ||
+         fnmatch(baseName(pattern).c_str(), baseName(path).c_str(), 0) == 0;
+}
+
+std::shared_ptr<signature::SignatureReport>
+loadReport(const std::string &path) {
+  auto &reports = g().reports;
+  auto it = reports.find(path);
+  if (it != reports.end())
+    return it->second;
+  std::shared_ptr<signature::SignatureReport> report;
+  try {
+    std::ifstream in(path);
+    if (!in)
+      throw signature::SignatureError("cannot open the file");
+    nlohmann::json j = nlohmann::json::parse(in);
+    report = std::make_shared<signature::SignatureReport>(
+        signature::reportFromJson(j));
+  } catch (const std::exception &e) {
+    note("signatures " + path + " not used: " + e.what() + "; learning online");
+  }
+  reports[path] = report;
+  return report;
+}
+
+/// Pick the rank's read signature for the file; set the predictor.
+void chooseSignature(FileState &f, const std::string &sigPath) {
+  auto report = loadReport(sigPath);
+  if (!report)
+    return;
+  for (const auto &group : report->groups) {
+    const auto &s = group.signature;
+    if (s.trace.op == signature::Operation::Write ||
+        !group.ranks.contains(g().rank))
+      continue;
+    if (s.file < 0 || size_t(s.file) >= report->fileNames.size() ||
+        !nameMatches(report->fileNames[size_t(s.file)], f.name))
+      continue;
+    if (s.pattern.spatial == signature::Spatial::Random) {
+      f.mode = "signature";
+      f.disable("random pattern signature");
+      return;
+    }
+    if (auto plan = expandSignature(s.trace); plan && !plan->empty()) {
+      f.plan = std::move(*plan);
+      f.predictor = Predictor(f.plan);
+      f.mode = "signature";
+    }
+    return;
+  }
+}
+
+// --- The prefetch thread
+// ------------------------------------------------------
+
+void prefetchLoop() {
+  Global &G = g();
+  std::unique_lock lock(G.mu);
+  while (!G.stop) {
+    bool didWork = false;
+    for (auto &[fh, fp] : G.files) {
+      FileState &f = *fp;
+      if (!f.enabled || f.atomic || !f.view)
+        continue;
+      const auto next = f.predictor.upcoming(f.distance);
+      const int64_t bs = int64_t(G.cache->blockSize());
+      for (const Access &a : next) {
+        for (const Piece &p : f.view->map(a.offset, a.size)) {
+          for (int64_t b = p.offset / bs; b <= (p.offset + p.length - 1) / bs;
+               ++b) {
+            const BlockKey key{f.id, b};
+            if (G.cache->contains(key))
+              continue;
+            if (G.cache->claim(key, f.generation) != BlockCache::Claim::Claimed)
+              goto nextFile; // full of predictions not yet read: wait for the
+                             // application
+            std::shared_ptr<FileState> keep = fp;
+            const uint64_t gen = f.generation;
+            char *buf = G.cache->buffer(key);
+            lock.unlock();
+            ssize_t n = ::pread(keep->fd, buf, size_t(bs), off_t(b * bs));
+            lock.lock();
+            if (n < 0) {
+              ++keep->c.prefetchErrors; // never seen by the application
+              G.cache->abandon(key, gen);
+            } else if (G.cache->fill(key, gen, size_t(n))) {
+              keep->c.prefetchedBytes += uint64_t(n);
+            }
+            G.loaded.notify_all();
+            didWork = true;
+            goto restart; // the file table may have changed while unlocked
+          }
+        }
+      }
+    nextFile:;
+    }
+  restart:
+    if (!didWork && !G.stop)
+      G.work.wait(lock);
+  }
+}
+
+void startThread() {
+  Global &G = g();
+  G.stop = false;
+  G.thread = std::thread(prefetchLoop);
+}
+
+// --- Application side
+// ----------------------------------------------------------
+
+std::shared_ptr<FileState> lookupFile(MPI_File fh) {
+  auto it = g().files.find(fh);
+  return it == g().files.end() ? nullptr : it->second;
+}
+
+void dropLocked(FileState &f) {
+  ++f.generation;
+  g().cache->dropFile(f.id);
+}
+
+void drop(MPI_File fh) {
+  std::lock_guard lock(g().mu);
+  if (auto f = lookupFile(fh))
+    dropLocked(*f);
+}
+
+/// A read of `count` elements at view position `etypeOffset`, or of the
+/// individual file pointer when nullopt. Returns true and fills `buf` when
+/// the cache holds every byte; records the read for the predictor either way.
+bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf,
+              int64_t count, MPI_Datatype type, int64_t &bytesOut) {
+  Global &G = g();
+  std::shared_ptr<FileState> fp;
+  {
+    std::lock_guard lock(G.mu);
+    fp = lookupFile(fh);
+    if (!fp)
+      return false;
+  }
+  FileState &f = *fp;
+  if (count <= 0)
+    return false;
+  std::optional<int64_t> bytes = contiguousBytes(type, count);
+  MPI_Offset pos = 0;
+  if (etypeOffset)
+    pos = *etypeOffset;
+  else if (PMPI_File_get_position(fh, &pos) != MPI_SUCCESS)
+    return false;
+  std::unique_lock lock(G.mu);
+  if (!f.view || !bytes) {
+    ++f.c.passthrough;
+    return false;
+  }
+  const int64_t logical = int64_t(pos) * f.view->etypeSize;
+  const auto pieces = f.view->map(logical, *bytes);
+  ++f.c.reads;
+  bool hit = false, late = false;
+  if (f.enabled && !f.atomic) {
+    for (;;) {
+      BlockCache::Lookup worst = BlockCache::Lookup::Hit;
+      for (const Piece &p : pieces) {
+        auto l = G.cache->lookup(f.id, p.offset, p.length);
+        if (l == BlockCache::Lookup::Miss) {
+          worst = l;
+          break;
+        }
+        if (l == BlockCache::Lookup::Loading)
+          worst = l;
+      }
+      if (worst == BlockCache::Lookup::Loading) {
+        if (!late)
+          f.c.lateBytes += uint64_t(*bytes);
+        late = true;
+        const uint64_t gen = f.generation;
+        G.loaded.wait(lock);
+        if (gen != f.generation)
+          break;
+        continue;
+      }
+      if (worst == BlockCache::Lookup::Hit) {
+        char *dst = static_cast<char *>(buf);
+        for (const Piece &p : pieces) {
+          G.cache->copy(f.id, p.offset, p.length, dst);
+          dst += p.length;
+        }
+        hit = true;
+      }
+      break;
+    }
+  }
+  if (f.enabled)
+    f.predictor.observe(logical, *bytes);
+  if (hit) {
+    ++f.c.hits;
+    f.c.hitBytes += uint64_t(*bytes);
+  } else {
+    ++f.c.misses;
+    f.c.missBytes += uint64_t(*bytes);
+  }
+  if (f.enabled) {
+    ++f.windowReads;
+    f.windowMisses += hit ? 0 : 1;
+    if (f.windowReads >= kMissWindow) {
+      if (double(f.windowMisses) / double(f.windowReads) > f.missLimit)
+        f.disable("miss rate above the limit");
+      f.windowReads = f.windowMisses = 0;
+    }
+  }
+  G.work.notify_one();
+  bytesOut = *bytes;
+  return hit;
+}
+
+/// Invalidate what a local write of `count` elements touches.
+void invalidateWrite(MPI_File fh, std::optional<MPI_Offset> etypeOffset,
+                     int count, MPI_Datatype type) {
+  Global &G = g();
+  std::shared_ptr<FileState> fp;
+  {
+    std::lock_guard lock(G.mu);
+    fp = lookupFile(fh);
+    if (!fp)
+      return;
+  }
+  MPI_Offset pos = 0;
+  bool known = true;
+  if (etypeOffset)
+    pos = *etypeOffset;
+  else
+    known = PMPI_File_get_position(fh, &pos) == MPI_SUCCESS;
+  int size = 0;
+  PMPI_Type_size(type, &size);
+  std::lock_guard lock(G.mu);
+  ++fp->generation; // loads in flight may have read the old bytes
+  if (!known || !fp->view) {
+    G.cache->dropFile(fp->id);
+    return;
+  }
+  for (const Piece &p :
+       fp->view->map(int64_t(pos) * fp->view->etypeSize, int64_t(size) * count))
+    G.cache->invalidate(fp->id, p.offset, p.length);
+}
+
+void setStatus(MPI_Status *status, MPI_Datatype type, int count) {
+  if (status == MPI_STATUS_IGNORE)
+    return;
+  status->MPI_ERROR = MPI_SUCCESS;
+  PMPI_Status_set_cancelled(status, 0);
+  PMPI_Status_set_elements(status, type, count);
+}
+
+void report(const FileState &f) {
+  const std::string target = envOr("SIO_PREFETCH_REPORT");
+  if (target.empty())
+    return;
+  char line[1024];
+  std::snprintf(
+      line, sizeof line,
+      "sio-prefetch: rank %d file %s mode %s state %s%s%s distance %zu block "
+      "%zu cache %zu reads %llu hits %llu misses %llu hit_bytes %llu "
+      "miss_bytes %llu prefetched_bytes %llu wasted_bytes %llu late_bytes %llu "
+      "excluded %llu "
+      "passthrough %llu prefetch_errors %llu\n",
+      g().rank, f.name.c_str(),
+      f.predictor.abandonedSignature() ? "signature-abandoned" : f.mode.c_str(),
+      stateName(f.predictor.state()), f.enabled ? "" : " disabled: ",
+      f.enabled ? "" : f.disabledBecause.c_str(), f.distance,
+      g().cache->blockSize(),
+      g().cache->capacityBlocks() * g().cache->blockSize(),
+      (unsigned long long)f.c.reads, (unsigned long long)f.c.hits,
+      (unsigned long long)f.c.misses, (unsigned long long)f.c.hitBytes,
+      (unsigned long long)f.c.missBytes,
+      (unsigned long long)f.c.prefetchedBytes,
+      (unsigned long long)f.c.wastedBytes, (unsigned long long)f.c.lateBytes,
+      (unsigned long long)f.c.excluded, (unsigned long long)f.c.passthrough,
+      (unsigned long long)f.c.prefetchErrors);
+  if (target == "stderr" || target == "-" || target == "1") {
+    std::fputs(line, stderr);
+    return;
+  }
+  int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd < 0) {
+    std::fprintf(stderr,
+                 "sio-prefetch: cannot open SIO_PREFETCH_REPORT file %s: %s\n",
+                 target.c_str(), std::strerror(errno));
+    std::fputs(line, stderr);
+    return;
+  }
+  [[maybe_unused]] ssize_t w =
+      ::write(fd, line, std::strlen(line)); // one append per line
+  ::close(fd);
+}
+
+// Generalized request for an iread served from the cache.
+struct Served {
+  MPI_Datatype type;
+  int count;
+};
+int servedQuery(void *extra, MPI_Status *status) {
+  auto *s = static_cast<Served *>(extra);
+  status->MPI_SOURCE = MPI_UNDEFINED;
+  status->MPI_TAG = MPI_UNDEFINED;
+  setStatus(status, s->type, s->count);
+  return MPI_SUCCESS;
+}
+int servedFree(void *extra) {
+  delete static_cast<Served *>(extra);
+  return MPI_SUCCESS;
+}
+int servedCancel(void *, int) { return MPI_SUCCESS; }
+
+void excluded(MPI_File fh) {
+  std::lock_guard lock(g().mu);
+  if (auto f = lookupFile(fh))
+    ++f->c.excluded;
+}
+
+/// After a served read on the individual file pointer: move it on.
+int advancePointer(MPI_File fh, int64_t bytes) {
+  std::shared_ptr<FileState> f;
+  {
+    std::lock_guard lock(g().mu);
+    f = lookupFile(fh);
+  }
+  return PMPI_File_seek(fh, MPI_Offset(bytes / f->view->etypeSize),
+                        MPI_SEEK_CUR);
+}
+
+} // namespace
+} // namespace sio::prefetch
+
+using namespace sio::prefetch;
+
+extern "C" {
+
+int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
+                  MPI_File *fh) {
+  int rc = PMPI_File_open(comm, filename, amode, info, fh);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  Global &G = g();
+  if (G.rank < 0) {
+    int initialized = 0;
+    PMPI_Initialized(&initialized);
+    if (initialized)
+      PMPI_Comm_rank(MPI_COMM_WORLD, &G.rank);
+  }
+  auto f = std::make_shared<FileState>();
+  f->name = filename ? filename : "";
+  f->path = stripPrefix(filename);
+  f->distance = sizeSetting(info, "sio_prefetch_distance",
+                            "SIO_PREFETCH_DISTANCE", kDefaultDistance);
+  f->view = std::make_shared<View>(*flattenView(0, MPI_BYTE, MPI_BYTE));
+  std::string why;
+  const std::string onoff = setting(info, "sio_prefetch", "SIO_PREFETCH");
+  if (onoff == "disable" || onoff == "false" || onoff == "0")
+    f->disable("sio_prefetch=disable");
+  else if (amode & MPI_MODE_WRONLY)
+    f->disable("opened write-only");
+  else if (!fileSystemIsSupported(f->path, why))
+    f->disable(why);
+  else if ((f->fd = ::open(f->path.c_str(), O_RDONLY | O_CLOEXEC)) < 0)
+    f->disable(std::string("cannot open the file for prefetching: ") +
+               std::strerror(errno));
+  std::lock_guard lock(G.mu);
+  if (!G.cache) {
+    G.cache = std::make_unique<BlockCache>(
+        sizeSetting(info, "sio_prefetch_block", "SIO_PREFETCH_BLOCK",
+                    kDefaultBlock),
+        sizeSetting(info, "sio_prefetch_cache_size", "SIO_PREFETCH_CACHE_SIZE",
+                    kDefaultCache));
+    G.cache->onWasted = [](uint64_t file, uint64_t bytes) {
+      for (auto &[h, fs] : g().files)
+        if (fs->id == file)
+          fs->c.wastedBytes += bytes;
+    };
+  }
+  if (f->enabled) {
+    const std::string sigs =
+        setting(info, "sio_prefetch_signatures", "SIO_PREFETCH_SIGNATURES");
+    if (!sigs.empty())
+      chooseSignature(*f, sigs);
+  }
+  f->id = G.nextId++;
+  const bool first = G.files.empty();
+  G.files[*fh] = std::move(f);
+  if (first)
+    startThread();
+  return rc;
+}
+
+int MPI_File_close(MPI_File *fh) {
+  Global &G = g();
+  std::thread toJoin;
+  std::shared_ptr<FileState> f;
+  {
+    std::lock_guard lock(G.mu);
+    auto it = G.files.find(*fh);
+    if (it != G.files.end()) {
+      f = it->second;
+      dropLocked(*f);
+      G.files.erase(it);
+      if (G.files.empty()) {
+        G.stop = true;
+        toJoin = std::move(G.thread);
+      }
+      G.work.notify_all();
+      G.loaded.notify_all();
+    }
+  }
+  if (toJoin.joinable())
+    toJoin.join();
+  if (f)
+    report(*f);
+  return PMPI_File_close(fh);
+}
+
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
+                      MPI_Datatype filetype, const char *datarep,
+                      MPI_Info info) {
+  int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+  std::optional<View> v;
+  if (rc == MPI_SUCCESS && datarep && std::strcmp(datarep, "native") == 0)
+    v = flattenView(disp, etype, filetype);
+  std::lock_guard lock(g().mu);
+  if (auto f = lookupFile(fh)) {
+    dropLocked(*f);
+    f->view = v ? std::make_shared<const View>(std::move(*v)) : nullptr;
+    // Signatures of views are in the view's logical bytes (docs/signatures.md):
+    // start over from the plan, or learn the new view's reads online.
+    f->predictor = f->plan.empty() ? Predictor() : Predictor(f->plan);
+  }
+  return rc;
+}
+
+int MPI_File_sync(MPI_File fh) {
+  int rc = PMPI_File_sync(fh);
+  drop(fh); // other ranks' writes before their sync must be seen
+  return rc;
+}
+
+int MPI_File_set_size(MPI_File fh, MPI_Offset size) {
+  int rc = PMPI_File_set_size(fh, size);
+  drop(fh);
+  return rc;
+}
+
+int MPI_File_preallocate(MPI_File fh, MPI_Offset size) {
+  int rc = PMPI_File_preallocate(fh, size);
+  drop(fh);
+  return rc;
+}
+
+int MPI_File_set_atomicity(MPI_File fh, int flag) {
+  int rc = PMPI_File_set_atomicity(fh, flag);
+  std::lock_guard lock(g().mu);
+  if (auto f = lookupFile(fh)) {
+    dropLocked(*f);
+    f->atomic = flag != 0; // atomic mode: every read goes to the file
+  }
+  return rc;
+}
+
+// --- Reads
+// ---------------------------------------------------------------------
+
+int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+                  MPI_Status *status) {
+  int64_t bytes = 0;
+  if (tryServe(fh, std::nullopt, buf, count, datatype, bytes)) {
+    setStatus(status, datatype, count);
+    return advancePointer(fh, bytes);
+  }
+  return PMPI_File_read(fh, buf, count, datatype, status);
+}
+
+int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count,
+                     MPI_Datatype datatype, MPI_Status *status) {
+  int64_t bytes = 0;
+  if (tryServe(fh, offset, buf, count, datatype, bytes)) {
+    setStatus(status, datatype, count);
+    return MPI_SUCCESS;
+  }
+  return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+}
+
+// Collectives: every rank enters MPI; a rank the cache served takes part
+// with count 0.
+int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+                      MPI_Status *status) {
+  int64_t bytes = 0;
+  if (tryServe(fh, std::nullopt, buf, count, datatype, bytes)) {
+    MPI_Status st;
+    int rc = PMPI_File_read_all(fh, buf, 0, datatype, &st);
+    if (rc != MPI_SUCCESS)
+      return rc;
+    setStatus(status, datatype, count);
+    return advancePointer(fh, bytes);
+  }
+  return PMPI_File_read_all(fh, buf, count, datatype, status);
+}
+
+int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
+                         MPI_Datatype datatype, MPI_Status *status) {
+  int64_t bytes = 0;
+  if (tryServe(fh, offset, buf, count, datatype, bytes)) {
+    MPI_Status st;
+    int rc = PMPI_File_read_at_all(fh, offset, buf, 0, datatype, &st);
+    if (rc != MPI_SUCCESS)
+      return rc;
+    setStatus(status, datatype, count);
+    return MPI_SUCCESS;
+  }
+  return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+}
+
+int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+                   MPI_Request *request) {
+  int64_t bytes = 0;
+  if (tryServe(fh, std::nullopt, buf, count, datatype, bytes)) {
+    int rc = advancePointer(fh, bytes);
+    if (rc != MPI_SUCCESS)
+      return rc;
+    rc = PMPI_Grequest_start(servedQuery, servedFree, servedCancel,
+                             new Served{datatype, count}, request);
+    return rc == MPI_SUCCESS ? PMPI_Grequest_complete(*request) : rc;
+  }
+  return PMPI_File_iread(fh, buf, count, datatype, request);
+}
+
+int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count,
+                      MPI_Datatype datatype, MPI_Request *request) {
+  int64_t bytes = 0;
+  if (tryServe(fh, offset, buf, count, datatype, bytes)) {
+    int rc = PMPI_Grequest_start(servedQuery, servedFree, servedCancel,
+                                 new Served{datatype, count}, request);
+    return rc == MPI_SUCCESS ? PMPI_Grequest_complete(*request) : rc;
+  }
+  return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
+}
+
+// Shared and ordered file pointers: not served (the position is the group's),
+// counted as excluded.
+int MPI_File_read_shared(MPI_File fh, void *buf, int count,
+                         MPI_Datatype datatype, MPI_Status *status) {
+  excluded(fh);
+  return PMPI_File_read_shared(fh, buf, count, datatype, status);
+}
+int MPI_File_read_ordered(MPI_File fh, void *buf, int count,
+                          MPI_Datatype datatype, MPI_Status *status) {
+  excluded(fh);
+  return PMPI_File_read_ordered(fh, buf, count, datatype, status);
+}
+int MPI_File_iread_shared(MPI_File fh, void *buf, int count,
+                          MPI_Datatype datatype, MPI_Request *request) {
+  excluded(fh);
+  return PMPI_File_iread_shared(fh, buf, count, datatype, request);
+}
+
+// --- Writes: invalidate what they overlap, before (so no load in flight is
+// kept) and after (so no load that raced with the write is kept). ---
+
+int MPI_File_write(MPI_File fh, const void *buf, int count,
+                   MPI_Datatype datatype, MPI_Status *status) {
+  MPI_Offset pos = 0;
+  bool known = PMPI_File_get_position(fh, &pos) == MPI_SUCCESS;
+  invalidateWrite(fh, known ? std::optional<MPI_Offset>(pos) : std::nullopt,
+                  count, datatype);
+  int rc = PMPI_File_write(fh, buf, count, datatype, status);
+  invalidateWrite(fh, known ? std::optional<MPI_Offset>(pos) : std::nullopt,
+                  count, datatype);
+  return rc;
+}
+int MPI_File_write_all(MPI_File fh, const void *buf, int count,
+                       MPI_Datatype datatype, MPI_Status *status) {
+  MPI_Offset pos = 0;
+  bool known = PMPI_File_get_position(fh, &pos) == MPI_SUCCESS;
+  invalidateWrite(fh, known ? std::optional<MPI_Offset>(pos) : std::nullopt,
+                  count, datatype);
+  int rc = PMPI_File_write_all(fh, buf, count, datatype, status);
+  invalidateWrite(fh, known ? std::optional<MPI_Offset>(pos) : std::nullopt,
+                  count, datatype);
+  return rc;
+}
+int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf,
+                      int count, MPI_Datatype datatype, MPI_Status *status) {
+  invalidateWrite(fh, offset, count, datatype);
+  int rc = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+  invalidateWrite(fh, offset, count, datatype);
+  return rc;
+}
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf,
+                          int count, MPI_Datatype datatype,
+                          MPI_Status *status) {
+  invalidateWrite(fh, offset, count, datatype);
+  int rc = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+  invalidateWrite(fh, offset, count, datatype);
+  return rc;
+}
+int MPI_File_iwrite(MPI_File fh, const void *buf, int count,
+                    MPI_Datatype datatype, MPI_Request *request) {
+  drop(fh); // completes later: the whole file's cache goes, before and after
+  int rc = PMPI_File_iwrite(fh, buf, count, datatype, request);
+  drop(fh);
+  return rc;
+}
+int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf,
+                       int count, MPI_Datatype datatype, MPI_Request *request) {
+  drop(fh);
+  int rc = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+  drop(fh);
+  return rc;
+}
+int MPI_File_write_shared(MPI_File fh, const void *buf, int count,
+                          MPI_Datatype datatype, MPI_Status *status) {
+  drop(fh);
+  int rc = PMPI_File_write_shared(fh, buf, count, datatype, status);
+  drop(fh);
+  return rc;
+}
+int MPI_File_write_ordered(MPI_File fh, const void *buf, int count,
+                           MPI_Datatype datatype, MPI_Status *status) {
+  drop(fh);
+  int rc = PMPI_File_write_ordered(fh, buf, count, datatype, status);
+  drop(fh);
+  return rc;
+}
+int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count,
+                             MPI_Datatype datatype) {
+  drop(fh);
+  return PMPI_File_write_all_begin(fh, buf, count, datatype);
+}
+int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status) {
+  int rc = PMPI_File_write_all_end(fh, buf, status);
+  drop(fh);
+  return rc;
+}
+int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf,
+                                int count, MPI_Datatype datatype) {
+  drop(fh);
+  return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
+}
+int MPI_File_write_at_all_end(MPI_File fh, const void *buf,
+                              MPI_Status *status) {
+  int rc = PMPI_File_write_at_all_end(fh, buf, status);
+  drop(fh);
+  return rc;
+}
+
+// Every other write form (MPI-3 nonblocking collectives, split ordered, the
+// MPI-4 large-count forms): the file's cache is dropped before and after.
+#define SIO_PREFETCH_DROP_AROUND(NAME, PARAMS, ARGS)                           \
+  int NAME PARAMS {                                                            \
+    drop(fh);                                                                  \
+    int rc = P##NAME ARGS;                                                     \
+    drop(fh);                                                                  \
+    return rc;                                                                 \
+  }
+SIO_PREFETCH_DROP_AROUND(MPI_File_iwrite_all,
+                         (MPI_File fh, const void *buf, int count,
+                          MPI_Datatype t, MPI_Request *r),
+                         (fh, buf, count, t, r))
+SIO_PREFETCH_DROP_AROUND(MPI_File_iwrite_at_all,
+                         (MPI_File fh, MPI_Offset o, const void *buf, int count,
+                          MPI_Datatype t, MPI_Request *r),
+                         (fh, o, buf, count, t, r))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_ordered_begin,
+                         (MPI_File fh, const void *buf, int count,
+                          MPI_Datatype t),
+                         (fh, buf, count, t))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_ordered_end,
+                         (MPI_File fh, const void *buf, MPI_Status *st),
+                         (fh, buf, st))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_c,
+                         (MPI_File fh, const void *buf, MPI_Count count,
+                          MPI_Datatype t, MPI_Status *st),
+                         (fh, buf, count, t, st))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_all_c,
+                         (MPI_File fh, const void *buf, MPI_Count count,
+                          MPI_Datatype t, MPI_Status *st),
+                         (fh, buf, count, t, st))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_at_c,
+                         (MPI_File fh, MPI_Offset o, const void *buf,
+                          MPI_Count count, MPI_Datatype t, MPI_Status *st),
+                         (fh, o, buf, count, t, st))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_at_all_c,
+                         (MPI_File fh, MPI_Offset o, const void *buf,
+                          MPI_Count count, MPI_Datatype t, MPI_Status *st),
+                         (fh, o, buf, count, t, st))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_shared_c,
+                         (MPI_File fh, const void *buf, MPI_Count count,
+                          MPI_Datatype t, MPI_Status *st),
+                         (fh, buf, count, t, st))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_ordered_c,
+                         (MPI_File fh, const void *buf, MPI_Count count,
+                          MPI_Datatype t, MPI_Status *st),
+                         (fh, buf, count, t, st))
+SIO_PREFETCH_DROP_AROUND(MPI_File_iwrite_c,
+                         (MPI_File fh, const void *buf, MPI_Count count,
+                          MPI_Datatype t, MPIO_Request *r),
+                         (fh, buf, count, t, r))
+SIO_PREFETCH_DROP_AROUND(MPI_File_iwrite_all_c,
+                         (MPI_File fh, const void *buf, MPI_Count count,
+                          MPI_Datatype t, MPI_Request *r),
+                         (fh, buf, count, t, r))
+SIO_PREFETCH_DROP_AROUND(MPI_File_iwrite_at_c,
+                         (MPI_File fh, MPI_Offset o, const void *buf,
+                          MPI_Count count, MPI_Datatype t, MPIO_Request *r),
+                         (fh, o, buf, count, t, r))
+SIO_PREFETCH_DROP_AROUND(MPI_File_iwrite_at_all_c,
+                         (MPI_File fh, MPI_Offset o, const void *buf,
+                          MPI_Count count, MPI_Datatype t, MPI_Request *r),
+                         (fh, o, buf, count, t, r))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_all_begin_c,
+                         (MPI_File fh, const void *buf, MPI_Count count,
+                          MPI_Datatype t),
+                         (fh, buf, count, t))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_at_all_begin_c,
+                         (MPI_File fh, MPI_Offset o, const void *buf,
+                          MPI_Count count, MPI_Datatype t),
+                         (fh, o, buf, count, t))
+SIO_PREFETCH_DROP_AROUND(MPI_File_write_ordered_begin_c,
+                         (MPI_File fh, const void *buf, MPI_Count count,
+                          MPI_Datatype t),
+                         (fh, buf, count, t))
+#undef SIO_PREFETCH_DROP_AROUND
+
+} // extern "C"

@@ -1,0 +1,208 @@
+// Datatype flattening through MPI_Type_get_envelope / MPI_Type_get_contents.
+#include "View.h"
+
+#include <algorithm>
+
+namespace sio::prefetch {
+namespace {
+
+constexpr size_t kMaxSegments = size_t(1) << 20;
+
+struct Flattener {
+  std::vector<Piece> out;
+  bool ok = true;
+
+  void add(int64_t off, int64_t len) {
+    if (len <= 0)
+      return;
+    if (!out.empty() && out.back().offset + out.back().length == off) {
+      out.back().length += len;
+      return;
+    }
+    if (out.size() >= kMaxSegments) {
+      ok = false;
+      return;
+    }
+    out.push_back({off, len});
+  }
+
+  static int64_t extentOf(MPI_Datatype t) {
+    MPI_Aint lb = 0, ext = 0;
+    PMPI_Type_get_extent(t, &lb, &ext);
+    return int64_t(ext);
+  }
+
+  void flatten(MPI_Datatype t, int64_t base) {
+    if (!ok)
+      return;
+    int ni = 0, na = 0, nd = 0, combiner = 0;
+    PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
+    if (combiner == MPI_COMBINER_NAMED) {
+      int size = 0;
+      PMPI_Type_size(t, &size);
+      add(base, size);
+      return;
+    }
+    std::vector<int> ints(size_t(ni) + 1);
+    std::vector<MPI_Aint> addrs(size_t(na) + 1);
+    std::vector<MPI_Datatype> types(size_t(nd) + 1);
+    PMPI_Type_get_contents(t, ni, na, nd, ints.data(), addrs.data(),
+                           types.data());
+    MPI_Datatype old = nd > 0 ? types[0] : MPI_DATATYPE_NULL;
+    const int64_t ext = old != MPI_DATATYPE_NULL ? extentOf(old) : 0;
+    switch (combiner) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED:
+      flatten(old, base);
+      break;
+    case MPI_COMBINER_CONTIGUOUS:
+      for (int i = 0; i < ints[0] && ok; ++i)
+        flatten(old, base + i * ext);
+      break;
+    case MPI_COMBINER_VECTOR:
+    case MPI_COMBINER_HVECTOR: {
+      const int count = ints[0], block = ints[1];
+      const int64_t stride = combiner == MPI_COMBINER_VECTOR
+                                 ? int64_t(ints[2]) * ext
+                                 : int64_t(addrs[0]);
+      if (stride < 0)
+        ok = false;
+      for (int i = 0; i < count && ok; ++i)
+        for (int j = 0; j < block && ok; ++j)
+          flatten(old, base + i * stride + j * ext);
+      break;
+    }
+    case MPI_COMBINER_INDEXED_BLOCK: {
+      const int count = ints[0], block = ints[1];
+      for (int i = 0; i < count && ok; ++i)
+        for (int j = 0; j < block && ok; ++j)
+          flatten(old, base + (int64_t(ints[2 + i]) + j) * ext);
+      break;
+    }
+    case MPI_COMBINER_INDEXED: {
+      const int count = ints[0];
+      for (int i = 0; i < count && ok; ++i)
+        for (int j = 0; j < ints[1 + i] && ok; ++j)
+          flatten(old, base + (int64_t(ints[1 + count + i]) + j) * ext);
+      break;
+    }
+    case MPI_COMBINER_SUBARRAY: {
+      const int n = ints[0];
+      std::vector<int64_t> sizes(n), subs(n), starts(n);
+      for (int d = 0; d < n; ++d) {
+        sizes[d] = ints[1 + d];
+        subs[d] = ints[1 + n + d];
+        starts[d] = ints[1 + 2 * n + d];
+      }
+      const bool fortran = ints[1 + 3 * n] == MPI_ORDER_FORTRAN;
+      // Dimension order from slowest to fastest.
+      std::vector<int> dims(n);
+      for (int d = 0; d < n; ++d)
+        dims[d] = fortran ? n - 1 - d : d;
+      std::vector<int64_t> idx(n, 0);
+      int64_t total = 1;
+      for (int d = 0; d < n; ++d)
+        total *= subs[d];
+      for (int64_t k = 0; k < total && ok; ++k) {
+        int64_t linear = 0;
+        for (int d : dims)
+          linear = linear * sizes[d] + starts[d] + idx[d];
+        flatten(old, base + linear * ext);
+        for (int q = n - 1; q >= 0; --q) { // advance, fastest dimension first
+          const int d = dims[q];
+          if (++idx[d] < subs[d])
+            break;
+          idx[d] = 0;
+        }
+      }
+      break;
+    }
+    default:
+      ok = false;
+    }
+    for (int i = 0; i < nd; ++i) {
+      int a = 0, b = 0, c = 0, comb = 0;
+      PMPI_Type_get_envelope(types[i], &a, &b, &c, &comb);
+      if (comb != MPI_COMBINER_NAMED)
+        PMPI_Type_free(&types[i]);
+    }
+  }
+};
+
+} // namespace
+
+std::vector<Piece> View::map(int64_t logical, int64_t length) const {
+  std::vector<Piece> pieces;
+  if (length <= 0)
+    return pieces;
+  if (contiguous()) {
+    pieces.push_back({disp + logical, length});
+    return pieces;
+  }
+  int64_t tile = logical / size;
+  int64_t within = logical % size;
+  size_t seg = size_t(std::upper_bound(prefix.begin(), prefix.end(), within) -
+                      prefix.begin()) -
+               1;
+  while (length > 0) {
+    const Piece &s = segments[seg];
+    const int64_t in = within - prefix[seg];
+    const int64_t n = std::min(length, s.length - in);
+    const int64_t off = disp + tile * extent + s.offset + in;
+    if (!pieces.empty() && pieces.back().offset + pieces.back().length == off)
+      pieces.back().length += n;
+    else
+      pieces.push_back({off, n});
+    length -= n;
+    within += n;
+    if (++seg == segments.size()) {
+      seg = 0;
+      within = 0;
+      ++tile;
+    }
+  }
+  return pieces;
+}
+
+std::optional<View> flattenView(MPI_Offset disp, MPI_Datatype etype,
+                                MPI_Datatype filetype) {
+  Flattener f;
+  f.flatten(filetype, 0);
+  if (!f.ok || f.out.empty())
+    return std::nullopt;
+  View v;
+  v.disp = disp;
+  int es = 1;
+  PMPI_Type_size(etype, &es);
+  v.etypeSize = std::max(es, 1);
+  v.extent = Flattener::extentOf(filetype);
+  v.segments = std::move(f.out);
+  int64_t total = 0;
+  int64_t last = INT64_MIN;
+  for (const auto &s : v.segments) {
+    if (s.offset < last) // a view's offsets never decrease (MPI-4 §14.3)
+      return std::nullopt;
+    last = s.offset + s.length;
+    v.prefix.push_back(total);
+    total += s.length;
+  }
+  v.size = total;
+  if (v.size <= 0 || v.extent <= 0)
+    return std::nullopt;
+  return v;
+}
+
+std::optional<int64_t> contiguousBytes(MPI_Datatype type, int64_t count) {
+  int size = 0;
+  MPI_Aint lb = 0, ext = 0, tlb = 0, text = 0;
+  PMPI_Type_size(type, &size);
+  PMPI_Type_get_extent(type, &lb, &ext);
+  PMPI_Type_get_true_extent(type, &tlb, &text);
+  if (size == 0)
+    return 0;
+  if (lb != 0 || tlb != 0 || ext != size || text != size)
+    return std::nullopt;
+  return int64_t(size) * count;
+}
+
+} // namespace sio::prefetch
