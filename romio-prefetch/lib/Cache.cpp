@@ -126,6 +126,19 @@ void BlockCache::copy(uint64_t file, int64_t offset, int64_t length,
   }
 }
 
+bool BlockCache::demoteOldestPending() {
+  for (auto it = lru_.rbegin(); it != lru_.rend(); ++it) {
+    auto m = map_.find(*it);
+    if (m->second.state == State::Ready && m->second.pending) {
+      m->second.pending = false;
+      if (onWasted)
+        onWasted(m->first.file, m->second.valid);
+      return true;
+    }
+  }
+  return false;
+}
+
 void BlockCache::invalidate(uint64_t file, int64_t offset, int64_t length) {
   if (length <= 0)
     return;

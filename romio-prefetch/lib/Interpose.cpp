@@ -264,9 +264,16 @@ void prefetchLoop() {
             const BlockKey key{f.id, b};
             if (G.cache->contains(key))
               continue;
-            if (G.cache->claim(key, f.generation) != BlockCache::Claim::Claimed)
-              goto nextFile; // full of predictions not yet read: wait for the
-                             // application
+            if (G.cache->claim(key, f.generation) !=
+                BlockCache::Claim::Claimed) {
+              // Full of predictions not yet read: wait for the application,
+              // unless even its next access is not cached (the predictions
+              // are stale); then the oldest one gives way.
+              if (&a != &next.front() || !G.cache->demoteOldestPending() ||
+                  G.cache->claim(key, f.generation) !=
+                      BlockCache::Claim::Claimed)
+                goto nextFile;
+            }
             std::shared_ptr<FileState> keep = fp;
             const uint64_t gen = f.generation;
             char *buf = G.cache->buffer(key);

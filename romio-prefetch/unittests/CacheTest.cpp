@@ -86,6 +86,27 @@ TEST(BlockCache, VictimIsReadBlockNotPendingPrediction) {
   EXPECT_TRUE(c.contains({1, 1}));
 }
 
+TEST(BlockCache, StalePredictionsGiveWayWhenDemoted) {
+  BlockCache c(1024, 2 * 1024); // 2 blocks
+  std::map<uint64_t, uint64_t> wasted;
+  c.onWasted = [&](uint64_t f, uint64_t n) { wasted[f] += n; };
+  load(c, 0);
+  load(c, 1);
+  char tmp[1024];
+  c.copy(1, 1024, 10, tmp); // block 1 read, now most recent
+  load(c, 2);               // evicts block 1, the only read one
+  EXPECT_FALSE(c.contains({1, 1}));
+  EXPECT_EQ(c.claim({1, 3}, 0), BlockCache::Claim::Full);
+  ASSERT_TRUE(c.demoteOldestPending()); // block 0: oldest pending
+  EXPECT_EQ(wasted[1], 1024u);
+  EXPECT_EQ(c.claim({1, 3}, 0), BlockCache::Claim::Claimed);
+  EXPECT_FALSE(c.contains({1, 0}));
+  EXPECT_TRUE(c.contains({1, 2}));
+  EXPECT_TRUE(c.fill({1, 3}, 0, 1024));
+  // The demoted block left without being counted a second time.
+  EXPECT_EQ(wasted[1], 1024u);
+}
+
 TEST(BlockCache, DroppingUnreadPrefetchesCountsWaste) {
   BlockCache c(1024, 8 * 1024);
   std::map<uint64_t, uint64_t> wasted;

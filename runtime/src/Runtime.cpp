@@ -359,8 +359,7 @@ void convertGroup(State &s, DrainQueue &q, ThreadBuffer *b) {
   uint64_t seq = h->seq;
   convert(s, b, *h);
   ++b->consumed;
-  uint64_t pub = b->published.load(std::memory_order_acquire);
-  while (b->consumed < pub) {
+  while (b->consumed < b->seen) {
     Record *r = headRecord(q, b);
     if (r->kind != RecKind::Event || !r->inner)
       break;
@@ -390,7 +389,9 @@ bool convertPublished(State &s, bool final) {
     uint64_t minSeq = UINT64_MAX;
     bool any = false;
     auto consider = [&](ThreadBuffer *b) {
-      if (b->consumed >= b->published.load(std::memory_order_acquire))
+      // `published` is read only when what was seen of it is used up: each
+      // read pulls the cache line from the writing thread.
+      if (b->consumed >= b->seen && b->consumed >= (b->seen = b->published.load(std::memory_order_acquire)))
         return false;
       Record *h = headRecord(q, b);
       if (h->open)

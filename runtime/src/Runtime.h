@@ -98,14 +98,16 @@ struct ThreadBuffer {
   Block *block = nullptr;
   uint64_t base = 0;    ///< stream index of `begin`
   uint64_t linked = 0;  ///< blocks this thread has started
-  /// Stream index up to which records are finished calls: the drain side
-  /// reads nothing beyond it (release store by the thread).
-  std::atomic<uint64_t> published{0};
   ThreadBuffer *next = nullptr;
+  /// Stream index up to which records are finished calls: the drain side
+  /// reads nothing beyond it (release store by the thread). Its own cache
+  /// line: the drain side's reads must not take `cur` away from the thread.
+  alignas(64) std::atomic<uint64_t> published{0};
   // Drain side (under the runtime lock): on its own cache line, or every
   // call would miss on `cur`.
   alignas(64) Block *rdBlock = nullptr;
   uint64_t consumed = 0; ///< stream index of the next record to convert
+  uint64_t seen = 0;     ///< `published` as last read (read again only when reached)
   std::atomic<uint64_t> recycled{0}; ///< blocks given back
   uint64_t lastEnd = 0;
   uint64_t lastInnerRef = 0;

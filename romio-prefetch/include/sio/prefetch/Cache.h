@@ -73,6 +73,12 @@ public:
   void invalidate(uint64_t file, int64_t offset, int64_t length);
   void dropFile(uint64_t file);
 
+  /// Give up on the least recently used pending prediction (counted as
+  /// wasted): it becomes an ordinary victim. Returns false if there is none.
+  /// The prefetcher calls it when the cache is full of predictions while the
+  /// application's next access is not cached: those predictions are stale
+  /// (a signature that was wrong or the application moved elsewhere).
+  bool demoteOldestPending();
   bool contains(BlockKey key) const { return map_.count(key) != 0; }
   const Entry *find(BlockKey key) const;
 
