@@ -860,14 +860,8 @@ private:
   /// iteration of each enclosing loop (exact for affine values).
   std::optional<int64_t> maxOver(const std::function<std::optional<int64_t>(const ExprEnv &)> &f,
                                  const RankList &ranks) const {
-    std::vector<int64_t> all = ranks.ranks();
-    std::vector<int64_t> sample;
-    if (all.size() <= 256) {
-      sample = all;
-    } else {
-      sample.assign(all.begin(), all.begin() + 128);
-      sample.insert(sample.end(), all.end() - 128, all.end());
-    }
+    // The first and last 128 ranks, without enumerating the ones between.
+    const std::vector<int64_t> sample = ranks.endRanks(128);
     std::optional<int64_t> best;
     std::vector<int64_t> indices;
     std::function<void(int64_t, size_t)> descend = [&](int64_t rank, size_t depth) {

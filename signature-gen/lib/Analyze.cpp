@@ -4,10 +4,10 @@
 // (`5308416*rank`), as Byna et al. SC08 §VI reports IOR's.
 #include "sio/signature/Signature.h"
 
-#include "sio/trace/Fit.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 
 namespace sio::signature {
@@ -19,6 +19,129 @@ namespace {
 std::string groupKey(StreamSignature sig) {
   sig.trace.initialPosition = 0;
   return streamToJson(sig).dump();
+}
+
+
+/// Ranks of a class: the ones whose positions are pos + slope*(rank - first).
+struct Piece {
+  trace::RankList ranks;
+  int64_t first = 0;
+  int64_t position = 0;
+  int64_t slope = 0;
+};
+
+/// Groups listing more ranks than this give their initial positions by
+/// formula only (when one fits), not rank by rank.
+constexpr int64_t kListedPositions = 4096;
+
+void collectLists(const std::vector<trace::Node> &body, std::vector<const trace::RankList *> &out) {
+  auto value = [&](const trace::ElasticValue &v) {
+    if (v.entries().size() > 1)
+      for (const trace::ElasticEntry &e : v.entries())
+        out.push_back(&e.ranks);
+  };
+  for (const trace::Node &n : body) {
+    out.push_back(&n.ranks);
+    if (n.isEvent()) {
+      for (const trace::Param &p : n.event().params)
+        value(p.value);
+    } else {
+      value(n.loop().iterations);
+      collectLists(n.loop().body, out);
+    }
+  }
+}
+
+/// The partition of the analysed ranks by membership in every rank list of
+/// the trace, classes in order of their first rank.
+std::vector<trace::RankList> rankClasses(const trace::Trace &trace, const Options &options) {
+  if (options.rank)
+    return {trace::RankList::single(*options.rank)};
+  if (trace.header.nranks <= 0)
+    return {};
+  std::vector<const trace::RankList *> lists;
+  collectLists(trace.body, lists);
+  std::sort(lists.begin(), lists.end(), [](const auto *a, const auto *b) { return a->blocks() < b->blocks(); });
+  lists.erase(std::unique(lists.begin(), lists.end(), [](const auto *a, const auto *b) { return *a == *b; }),
+              lists.end());
+  std::vector<trace::RankList> classes{trace::RankList::all(trace.header.nranks)};
+  for (const trace::RankList *list : lists) {
+    std::vector<trace::RankList> next;
+    for (const trace::RankList &c : classes) {
+      trace::RankList in = c.intersect(*list);
+      if (in.empty()) {
+        next.push_back(c);
+        continue;
+      }
+      trace::RankList out = c.subtract(*list);
+      next.push_back(std::move(in));
+      if (!out.empty())
+        next.push_back(std::move(out));
+    }
+    classes = std::move(next);
+  }
+  std::sort(classes.begin(), classes.end(), [](const auto &a, const auto &b) { return *a.first() < *b.first(); });
+  return classes;
+}
+
+/// The class's positions stay within 64 bits at its last rank too (they are
+/// affine in the rank, so the ends bound them).
+bool shiftsFit(const std::vector<std::pair<AccessStream, int64_t>> &streams, int64_t first, int64_t last) {
+  for (const auto &[stream, slope] : streams)
+    for (const Run &r : stream.runs) {
+      int64_t shift = 0, offset = 0, span = 0, end = 0;
+      if (__builtin_mul_overflow(slope, last - first, &shift) || __builtin_add_overflow(r.offset, shift, &offset) ||
+          __builtin_mul_overflow(r.stride, r.count - 1, &span) || __builtin_add_overflow(offset, span, &end))
+        return false;
+    }
+  return true;
+}
+
+/// Ranks, the initial position formula (an exact affine fit, integer
+/// coefficients, as fitAffineExpr over every rank would give) and, for small
+/// groups or without a formula, the per-rank positions.
+void finishGroup(SignatureGroup &g, const std::vector<Piece> &pieces) {
+  std::vector<int64_t> singles;
+  for (const Piece &p : pieces)
+    if (p.ranks.size() == 1)
+      singles.push_back(p.first);
+  g.ranks = trace::RankList::fromRanks(singles);
+  for (const Piece &p : pieces)
+    if (p.ranks.size() > 1)
+      g.ranks = g.ranks.unite(p.ranks);
+  const int64_t total = g.ranks.size();
+  if (total == 1) {
+    g.initialPosition = trace::Expr(pieces.front().position);
+  } else {
+    // The line through the pieces: from one of several ranks, or two points.
+    std::optional<trace::Rational> slope, intercept;
+    for (const Piece &p : pieces)
+      if (p.ranks.size() > 1) {
+        slope = trace::Rational(p.slope);
+        intercept = trace::Rational(p.position) - *slope * trace::Rational(p.first);
+        break;
+      }
+    if (!slope) {
+      const Piece &a = pieces[0], &b = pieces[1];
+      slope = trace::Rational(b.position - a.position) / trace::Rational(b.first - a.first);
+      intercept = trace::Rational(a.position) - *slope * trace::Rational(a.first);
+    }
+    bool fits = true;
+    for (const Piece &p : pieces) {
+      if (p.ranks.size() > 1 && trace::Rational(p.slope) != *slope)
+        fits = false;
+      if (*intercept + *slope * trace::Rational(p.first) != trace::Rational(p.position))
+        fits = false;
+    }
+    if (fits && slope->isInteger() && intercept->isInteger())
+      g.initialPosition = trace::Expr(*intercept) + trace::Expr(*slope) * trace::Expr::rank();
+  }
+  if (g.initialPosition && total > kListedPositions)
+    return;
+  for (const Piece &p : pieces)
+    for (int64_t r : p.ranks.ranks())
+      g.initialPositions.emplace_back(r, p.position + p.slope * (r - p.first));
+  std::sort(g.initialPositions.begin(), g.initialPositions.end());
 }
 
 } // namespace
@@ -43,30 +166,60 @@ SignatureReport analyze(const trace::Trace &trace, const Options &options) {
   if (!trace.header.complete)
     report.notes.push_back("the trace is incomplete (the runtime dropped events): signatures describe what was kept");
 
+  // Ranks are analysed by class: ranks that belong to the same rank lists of
+  // the trace (nodes, elastic entries) take the same path through it, and
+  // where their values differ only in positions that move by a fixed number
+  // of bytes per rank, one extraction stands for the whole class (its
+  // signatures are shifted copies). A 10^6-rank SPMD trace has a handful of
+  // classes. Classes whose values depend on the rank otherwise are analysed
+  // rank by rank.
+  std::vector<trace::RankList> classes = rankClasses(trace, options);
+
   std::map<std::string, size_t> groupOf;
-  std::vector<std::vector<int64_t>> groupRanks;
-  const int64_t first = options.rank.value_or(0);
-  const int64_t last = options.rank ? *options.rank + 1 : trace.header.nranks;
+  std::vector<std::vector<Piece>> pieces;
+  std::vector<std::pair<int64_t, size_t>> firstSeen; // (rank, stream index) where each group first appears
   bool logical = false, unknown = false, truncated = false;
-  for (int64_t rank = first; rank < last; ++rank) {
-    for (const AccessStream &stream : extractStreams(trace, rank, options)) {
-      StreamSignature sig = detect(stream, options);
-      logical = logical || sig.logicalOffsets;
-      unknown = unknown || sig.unknownPositions;
-      truncated = truncated || sig.truncated;
-      if (sig.accesses == 0)
-        continue;
-      const std::string key = groupKey(sig);
-      auto [it, fresh] = groupOf.emplace(key, report.groups.size());
-      if (fresh) {
-        SignatureGroup g;
-        g.signature = sig;
-        report.groups.push_back(std::move(g));
-        groupRanks.emplace_back();
+  auto add = [&](const StreamSignature &sig, const Piece &piece, size_t streamIndex) {
+    logical = logical || sig.logicalOffsets;
+    unknown = unknown || sig.unknownPositions;
+    truncated = truncated || sig.truncated;
+    if (sig.accesses == 0)
+      return;
+    const std::string key = groupKey(sig);
+    auto [it, fresh] = groupOf.emplace(key, report.groups.size());
+    if (fresh) {
+      SignatureGroup g;
+      g.signature = sig;
+      report.groups.push_back(std::move(g));
+      pieces.emplace_back();
+      firstSeen.emplace_back(piece.first, streamIndex);
+    } else if (std::pair(piece.first, streamIndex) < firstSeen[it->second]) {
+      firstSeen[it->second] = {piece.first, streamIndex};
+      report.groups[it->second].signature = sig;
+    }
+    pieces[it->second].push_back(piece);
+  };
+  for (const trace::RankList &cls : classes) {
+    const int64_t r0 = *cls.first();
+    std::optional<std::vector<std::pair<AccessStream, int64_t>>> uniform;
+    if (cls.size() > 1)
+      uniform = extractUniformStreams(trace, r0, options);
+    if (uniform && !shiftsFit(*uniform, r0, *cls.last()))
+      uniform.reset();
+    if (uniform) {
+      for (size_t k = 0; k < uniform->size(); ++k) {
+        const auto &[stream, slope] = (*uniform)[k];
+        StreamSignature sig = detect(stream, options);
+        add(sig, Piece{cls, r0, sig.trace.initialPosition, slope}, k);
       }
-      SignatureGroup &g = report.groups[it->second];
-      g.initialPositions.emplace_back(rank, sig.trace.initialPosition);
-      groupRanks[it->second].push_back(rank);
+      continue;
+    }
+    for (int64_t rank : cls.ranks()) {
+      const std::vector<AccessStream> streams = extractStreams(trace, rank, options);
+      for (size_t k = 0; k < streams.size(); ++k) {
+        StreamSignature sig = detect(streams[k], options);
+        add(sig, Piece{trace::RankList::single(rank), rank, sig.trace.initialPosition, 0}, k);
+      }
     }
   }
   if (report.groups.empty()) {
@@ -74,27 +227,19 @@ SignatureReport analyze(const trace::Trace &trace, const Options &options) {
     std::string where = options.rank ? " of rank " + std::to_string(*options.rank) : "";
     throw SignatureError("the trace has no " + what + where + " whose file positions are known");
   }
-  for (size_t i = 0; i < report.groups.size(); ++i) {
-    SignatureGroup &g = report.groups[i];
-    g.ranks = trace::RankList::fromRanks(groupRanks[i]);
-    std::vector<std::vector<trace::Rational>> xs;
-    std::vector<trace::Rational> ys;
-    for (const auto &[rank, pos] : g.initialPositions) {
-      xs.push_back({trace::Rational(rank)});
-      ys.push_back(trace::Rational(pos));
-    }
-    if (g.initialPositions.size() == 1)
-      g.initialPosition = trace::Expr(g.initialPositions[0].second);
-    else if (auto e = trace::fitAffineExpr({trace::Expr::rank()}, xs, ys)) {
-      // A fit through rationals may not give integers off the sampled ranks;
-      // keep it only if it has integer coefficients.
-      bool integral = true;
-      for (const auto &[mono, coef] : e->terms())
-        integral = integral && coef.isInteger();
-      if (integral)
-        g.initialPosition = *e;
-    }
+  // Groups in order of first appearance, ranks ascending, as a rank-by-rank
+  // walk would list them.
+  std::vector<size_t> order(report.groups.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return firstSeen[a] < firstSeen[b]; });
+  std::vector<SignatureGroup> sorted;
+  for (size_t i : order) {
+    SignatureGroup g = std::move(report.groups[i]);
+    finishGroup(g, pieces[i]);
+    sorted.push_back(std::move(g));
   }
+  report.groups = std::move(sorted);
   if (logical)
     report.notes.push_back("some files are accessed through non-contiguous MPI-IO views: their offsets are the "
                            "views' logical byte positions (disp + offset * etype size)");

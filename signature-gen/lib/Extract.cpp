@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
 #include <string_view>
 
 namespace sio::signature {
@@ -84,13 +85,32 @@ struct View {
   int64_t disp = 0;
   int64_t etypeSize = 1;
   bool contiguous = true;
+  int64_t dispSlope = 0; ///< symbolic mode: bytes disp grows per rank
 };
 
 struct HandleState {
   int64_t file = -1;
   std::optional<int64_t> pointer = 0; ///< bytes from the view's displacement
   View view;
+  int64_t pointerSlope = 0; ///< symbolic mode: bytes the pointer grows per rank
 };
+
+/// `e` as `slope*rank + (terms without rank)` once nranks is bound: the
+/// slope, or nullopt when rank appears otherwise (in a product, a `%`, a
+/// table) or the slope is not an integer.
+std::optional<int64_t> rankSlope(const Expr &e, int64_t nranks) {
+  if (!e.dependsOnRank())
+    return 0;
+  const Expr b = e.bindNRanks(nranks);
+  const trace::Monomial linear{{trace::Atom::rank(), 1}};
+  auto it = b.terms().find(linear);
+  if (it == b.terms().end())
+    return std::nullopt;
+  const Expr rest = b - Expr::ofMonomial(linear, it->second);
+  if (rest.dependsOnRank())
+    return std::nullopt;
+  return it->second.asInteger();
+}
 
 /// Whether a filetype lays its bytes out contiguously (size == extent, or a
 /// kind that is always contiguous).
@@ -118,7 +138,22 @@ bool contiguousType(const Trace &t, int64_t id, int64_t rank, int depth = 0) {
 
 class Extractor {
 public:
-  Extractor(const Trace &t, int64_t rank, const Options &o) : t_(t), rank_(rank), o_(o) {}
+  Extractor(const Trace &t, int64_t rank, const Options &o, bool symbolic = false)
+      : t_(t), rank_(rank), o_(o), symbolic_(symbolic) {
+    if (symbolic_)
+      for (const trace::ObjectEntry &d : t_.datatypes)
+        for (const auto &[name, values] : d.fields)
+          for (const Expr &v : values)
+            if (v.dependsOnRank())
+              failed_ = true; // type sizes per rank: no uniform answer
+  }
+
+  /// Symbolic mode: false when some value the analysis used depends on the
+  /// rank other than as `slope*rank` in a position.
+  bool exact() const { return !failed_; }
+  /// Symbolic mode, after run(): bytes per rank the positions of each
+  /// stream move by (one per stream, in order).
+  const std::vector<int64_t> &slopes() const { return slopes_; }
 
   std::vector<AccessStream> run() {
     std::vector<int64_t> indices;
@@ -159,6 +194,43 @@ private:
     }
   }
 
+  /// A position parameter's value and its slope per rank (symbolic mode).
+  std::optional<std::pair<int64_t, int64_t>> evalPosition(const Event &ev, std::string_view name,
+                                                          const std::vector<int64_t> &indices) {
+    auto v = evalParam(ev, name, indices);
+    if (!v)
+      return std::nullopt;
+    int64_t slope = 0;
+    if (symbolic_)
+      if (const Expr *e = exprParam(ev, name))
+        slope = slopeOf(*e).value_or(0);
+    return std::pair<int64_t, int64_t>{*v, slope};
+  }
+
+  std::optional<int64_t> slopeOf(const Expr &e) {
+    auto it = slopeCache_.find(&e);
+    if (it == slopeCache_.end())
+      it = slopeCache_.emplace(&e, rankSlope(e, t_.header.nranks)).first;
+    return it->second;
+  }
+
+  /// Symbolic mode: every parameter of `ev` must be the same for all ranks
+  /// of the class, except positions, which may move by a fixed slope.
+  void checkUniform(const Event &ev) {
+    if (!symbolic_ || failed_ || !checked_.insert(&ev).second)
+      return;
+    const bool positions = ev.op == "MPI_File_set_view" || isSeek(ev.op) || isAccess(ev);
+    for (const trace::Param &p : ev.params) {
+      const trace::Value *v = p.value.valueFor(rank_);
+      const Expr *e = v ? std::get_if<Expr>(v) : nullptr;
+      if (!e || !e->dependsOnRank())
+        continue;
+      const bool position = positions && (p.name == "offset" || (p.name == "disp" && ev.op == "MPI_File_set_view"));
+      if (!position || !slopeOf(*e))
+        failed_ = true;
+    }
+  }
+
   /// (kind, handle value) of the handle an event uses.
   std::optional<std::pair<int, int64_t>> handleOf(const Event &ev, const std::vector<int64_t> &indices) const {
     for (size_t k = 0; k < kHandleParams.size(); ++k)
@@ -191,6 +263,8 @@ private:
     const trace::Value *iv = loop.iterations.valueFor(rank_);
     const Expr *ie = iv ? std::get_if<Expr>(iv) : nullptr;
     std::optional<int64_t> iters;
+    if (ie && symbolic_ && ie->dependsOnRank())
+      failed_ = true;
     if (ie) {
       try {
         iters = ie->evaluate(env(indices));
@@ -246,6 +320,7 @@ private:
     if (!access)
       return true; // nothing this analysis sees
     const Event &ev = access->event();
+    checkUniform(ev);
     for (const trace::Param &p : ev.params) {
       const trace::Value *v = p.value.valueFor(rank_);
       const Expr *e = v ? std::get_if<Expr>(v) : nullptr;
@@ -286,6 +361,8 @@ private:
       const int64_t unit = ev.layer == Layer::MPIIO ? hs.view.etypeSize : 1;
       Run r;
       r.offset = hs.view.disp + *o0 * unit;
+      if (symbolic_)
+        r.rankSlope = hs.view.dispSlope + slopeOf(*exprParam(ev, "offset")).value_or(0) * unit;
       r.stride = (*o1 - *o0) * unit;
       r.count = iters;
       r.sizeFirst = *s0;
@@ -305,6 +382,7 @@ private:
     }
     Run r;
     r.offset = (ev.layer == Layer::MPIIO ? hs.view.disp : 0) + *hs.pointer;
+    r.rankSlope = (ev.layer == Layer::MPIIO ? hs.view.dispSlope : 0) + hs.pointerSlope;
     r.stride = *s0;
     r.count = iters;
     r.sizeFirst = *s0;
@@ -336,6 +414,7 @@ private:
   void event(const Event &ev, std::vector<int64_t> &indices) {
     if (ev.inner || ev.layer == Layer::SYNC)
       return;
+    checkUniform(ev);
     const std::string_view op = ev.op;
     auto h = handleOf(ev, indices);
     if (ev.param("file") && h) {
@@ -353,30 +432,37 @@ private:
     HandleState &hs = handle(h);
     if (op == "MPI_File_set_view") {
       View v;
-      v.disp = evalParam(ev, "disp", indices).value_or(0);
+      const auto disp = evalPosition(ev, "disp", indices);
+      v.disp = disp ? disp->first : 0;
+      v.dispSlope = disp ? disp->second : 0;
       if (auto et = evalParam(ev, "etype", indices))
         v.etypeSize = trace::datatypeSize(t_, *et, rank_).value_or(1);
       if (auto ft = evalParam(ev, "filetype", indices))
         v.contiguous = contiguousType(t_, *ft, rank_);
       hs.view = v;
       hs.pointer = 0;
+      hs.pointerSlope = 0;
       return;
     }
     if (op == "rewind") {
       hs.pointer = 0;
+      hs.pointerSlope = 0;
       return;
     }
     if (isSeek(op)) {
-      auto off = evalParam(ev, "offset", indices);
+      const auto pos = evalPosition(ev, "offset", indices);
       auto wh = evalParam(ev, "whence", indices);
       const int64_t unit = ev.layer == Layer::MPIIO ? hs.view.etypeSize : 1;
       const Whence w = wh ? whenceOf(*wh) : Whence::Unknown;
-      if (off && w == Whence::Set)
-        hs.pointer = *off * unit;
-      else if (off && w == Whence::Cur && hs.pointer)
-        hs.pointer = *hs.pointer + *off * unit;
-      else
+      if (pos && w == Whence::Set) {
+        hs.pointer = pos->first * unit;
+        hs.pointerSlope = pos->second * unit;
+      } else if (pos && w == Whence::Cur && hs.pointer) {
+        hs.pointer = *hs.pointer + pos->first * unit;
+        hs.pointerSlope += pos->second * unit;
+      } else {
         hs.pointer.reset();
+      }
       return;
     }
     if (!isAccess(ev))
@@ -393,18 +479,20 @@ private:
     r.event = &ev;
     const bool mpi = ev.layer == Layer::MPIIO;
     if (ev.param("offset")) {
-      auto off = evalParam(ev, "offset", indices);
-      if (!off) {
+      const auto pos = evalPosition(ev, "offset", indices);
+      if (!pos) {
         ++unknown_[hs.file];
         return;
       }
-      r.offset = mpi ? hs.view.disp + *off * hs.view.etypeSize : *off;
+      r.offset = mpi ? hs.view.disp + pos->first * hs.view.etypeSize : pos->first;
+      r.rankSlope = mpi ? hs.view.dispSlope + pos->second * hs.view.etypeSize : pos->second;
     } else {
       if (!hs.pointer) {
         ++unknown_[hs.file];
         return;
       }
       r.offset = (mpi ? hs.view.disp : 0) + *hs.pointer;
+      r.rankSlope = (mpi ? hs.view.dispSlope : 0) + hs.pointerSlope;
       *hs.pointer += *size;
     }
     emit(hs, r, mpi && !hs.view.contiguous);
@@ -492,8 +580,16 @@ private:
         s.unknownPositions = unknown_.count(file) ? unknown_.at(file) : 0;
         s.logicalOffsets = logical_.count(file) > 0;
         s.truncated = truncated_ || truncatedFiles_.count(file) > 0;
-        if (!s.runs.empty() || s.unknownPositions)
+        if (!s.runs.empty() || s.unknownPositions) {
+          // One slope per file: every position of the stream moves alike,
+          // and the run merges of emit() compared positions of one file.
+          int64_t slope = runs.empty() ? 0 : runs.front()->rankSlope;
+          for (const Run *r : runs)
+            if (r->rankSlope != slope)
+              failed_ = true;
+          slopes_.push_back(slope);
           out.push_back(std::move(s));
+        }
       };
       if (interleaved) {
         make(Operation::ReadWrite);
@@ -514,6 +610,11 @@ private:
   const Trace &t_;
   int64_t rank_;
   const Options &o_;
+  bool symbolic_ = false;
+  bool failed_ = false;
+  std::vector<int64_t> slopes_;
+  std::map<const Expr *, std::optional<int64_t>> slopeCache_;
+  std::set<const Event *> checked_;
   std::map<std::pair<int, int64_t>, HandleState> handles_;
   HandleState orphan_{-1, std::nullopt, {}};
   std::vector<Located> located_;
@@ -532,6 +633,18 @@ private:
 
 std::vector<AccessStream> extractStreams(const Trace &trace, int64_t rank, const Options &options) {
   return Extractor(trace, rank, options).run();
+}
+
+std::optional<std::vector<std::pair<AccessStream, int64_t>>> extractUniformStreams(const Trace &trace, int64_t rank,
+                                                                                   const Options &options) {
+  Extractor x(trace, rank, options, true);
+  std::vector<AccessStream> streams = x.run();
+  if (!x.exact())
+    return std::nullopt;
+  std::vector<std::pair<AccessStream, int64_t>> out;
+  for (size_t i = 0; i < streams.size(); ++i)
+    out.emplace_back(std::move(streams[i]), x.slopes()[i]);
+  return out;
 }
 
 } // namespace sio::signature

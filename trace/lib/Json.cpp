@@ -45,6 +45,9 @@ constexpr size_t kMaxRankDims = 16;
 /// Rank sets up to this size are checked by enumeration (RankList's own
 /// limit for materializing a set).
 constexpr int64_t kMaxCheckedRanks = int64_t(1) << 24;
+// Above this many ranks a node's elastic partition is checked with set
+// operations instead of one sorted pass over the enumerated ranks.
+constexpr int64_t kMaxEnumeratedPartition = 4096;
 
 //===----------------------------------------------------------------------===//
 // Writer
@@ -648,6 +651,26 @@ void Reader::checkPartition(const ElasticValue &ev, const RankList &nodeRanks, c
     total += e.ranks.size();
   if (total > kMaxCheckedRanks || nodeRanks.size() > kMaxCheckedRanks)
     return; // too many ranks to enumerate; the blocks were checked one by one
+  if (nodeRanks.size() > kMaxEnumeratedPartition) {
+    // Large runs: set operations on the rank lists (their cost is in blocks,
+    // not ranks), same checks and messages.
+    RankList covered;
+    for (size_t i = 0; i < ev.entries().size(); ++i) {
+      const RankList &r = ev.entries()[i].ranks;
+      RankList outside = r.subtract(nodeRanks);
+      if (!outside.empty())
+        fail(at(at(path, i), "ranks"), "rank " + std::to_string(*outside.first()) + " is not a rank of the node (" +
+                                           nodeRanks.str() + ")");
+      RankList twice = r.intersect(covered);
+      if (!twice.empty())
+        fail(at(at(path, i), "ranks"), "rank " + std::to_string(*twice.first()) + " already has a value");
+      covered = covered.unite(r);
+    }
+    RankList missing = nodeRanks.subtract(covered);
+    if (!missing.empty())
+      fail(path, "no value for ranks " + missing.str());
+    return;
+  }
   const std::vector<int64_t> node = nodeRanks.ranks();
   std::vector<std::pair<int64_t, size_t>> all;
   all.reserve(size_t(total));

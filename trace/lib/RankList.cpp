@@ -1,6 +1,7 @@
 #include "sio/trace/RankList.h"
 
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 
 namespace sio::trace {
@@ -54,6 +55,194 @@ std::vector<RankBlock> foldBlocks(std::vector<RankBlock> blocks) {
     blocks = std::move(out);
   }
   return blocks;
+}
+
+
+// --- Set operations without enumerating ranks ------------------------------
+//
+// A list is turned into its rows: ascending arithmetic progressions whose
+// ranges do not overlap (a block of d dimensions has as many rows as the
+// product of its outer counts). Two row lists are combined piece by piece
+// between the row boundaries of both; inside a piece every active row is a
+// whole residue class, so the result there is a residue set modulo the lcm
+// of the strides, which is again one progression in the common cases (all,
+// every k-th, none). Rows are then compressed by the same greedy pass as
+// fromRanks, applied to whole progressions at once, and folded the same way,
+// so the result is exactly the canonical list fromRanks gives on the
+// enumerated set. When a piece is not a progression and too long to list,
+// the caller falls back to enumeration.
+
+struct Row {
+  int64_t first = 0;
+  int64_t stride = 1; // meaningful when count > 1
+  int64_t count = 1;
+  int64_t last() const { return first + stride * (count - 1); }
+};
+
+constexpr size_t kMaxRows = 1 << 16;
+constexpr int64_t kMaxPeriod = 1 << 12;
+constexpr int64_t kMaxListedPiece = 1 << 12;
+
+std::optional<std::vector<Row>> rowsOf(const std::vector<RankBlock> &blocks) {
+  std::vector<Row> rows;
+  for (const RankBlock &b : blocks) {
+    if (b.dims.empty()) {
+      rows.push_back({b.start, 1, 1});
+      continue;
+    }
+    const RankDim inner = b.dims.back();
+    int64_t nrows = 1;
+    for (size_t d = 0; d + 1 < b.dims.size(); ++d)
+      nrows *= b.dims[d].count;
+    if (rows.size() + size_t(nrows) > kMaxRows)
+      return std::nullopt;
+    std::vector<int64_t> digit(b.dims.size() - 1, 0);
+    for (int64_t k = 0; k < nrows; ++k) {
+      int64_t start = b.start;
+      for (size_t d = 0; d < digit.size(); ++d)
+        start += digit[d] * b.dims[d].stride;
+      rows.push_back({start, inner.count > 1 ? inner.stride : 1, inner.count});
+      for (size_t d = digit.size(); d-- > 0;) {
+        if (++digit[d] < b.dims[d].count)
+          break;
+        digit[d] = 0;
+      }
+    }
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row &a, const Row &b) { return a.first < b.first; });
+  for (size_t i = 1; i < rows.size(); ++i)
+    if (rows[i].first <= rows[i - 1].last())
+      return std::nullopt; // interleaved blocks: not a row list
+  return rows;
+}
+
+/// Greedy runs of fromRanks over an ascending sequence of progressions.
+std::vector<RankBlock> greedyRuns(const std::vector<Row> &rows) {
+  std::vector<RankBlock> out;
+  bool have = false;
+  int64_t start = 0, stride = 0, count = 0, last = 0; // count 1: single, >=2: run
+  auto flush = [&] {
+    if (!have)
+      return;
+    RankBlock b;
+    b.start = start;
+    if (count >= 2)
+      b.dims.push_back({stride, count});
+    out.push_back(std::move(b));
+    have = false;
+  };
+  for (const Row &r : rows) {
+    for (int64_t k = 0; k < r.count;) {
+      const int64_t x = r.first + k * r.stride;
+      if (have && count >= 2 && r.count > 1 && stride == r.stride && x == last + stride) {
+        count += r.count - k; // the rest of the row continues the run
+        last = r.last();
+        break;
+      }
+      if (!have) {
+        have = true;
+        start = last = x;
+        count = 1;
+      } else if (count == 1) {
+        stride = x - start;
+        last = x;
+        count = 2;
+      } else if (x - last == stride) {
+        last = x;
+        ++count;
+      } else {
+        flush();
+        have = true;
+        start = last = x;
+        count = 1;
+      }
+      ++k;
+    }
+  }
+  flush();
+  return out;
+}
+
+
+enum class SetOp { Unite, Intersect, Subtract };
+
+/// The combination of two row lists, as ascending rows; nullopt when a piece
+/// is irregular and too long to list.
+std::optional<std::vector<Row>> combineRows(const std::vector<Row> &a, const std::vector<Row> &b, SetOp op) {
+  std::vector<int64_t> cuts;
+  cuts.reserve(2 * (a.size() + b.size()));
+  for (const auto *list : {&a, &b})
+    for (const Row &r : *list) {
+      cuts.push_back(r.first);
+      cuts.push_back(r.last() + 1);
+    }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::vector<Row> out;
+  size_t ia = 0, ib = 0;
+  auto member = [](const Row *r, int64_t x) {
+    return r && x >= r->first && x <= r->last() && (r->count == 1 ? x == r->first : (x - r->first) % r->stride == 0);
+  };
+  auto keep = [&](bool inA, bool inB) {
+    switch (op) {
+    case SetOp::Unite:
+      return inA || inB;
+    case SetOp::Intersect:
+      return inA && inB;
+    case SetOp::Subtract:
+      return inA && !inB;
+    }
+    return false;
+  };
+  for (size_t c = 0; c + 1 < cuts.size(); ++c) {
+    const int64_t lo = cuts[c], hi = cuts[c + 1]; // piece [lo, hi)
+    while (ia < a.size() && a[ia].last() < lo)
+      ++ia;
+    while (ib < b.size() && b[ib].last() < lo)
+      ++ib;
+    const Row *ra = ia < a.size() && a[ia].first <= lo ? &a[ia] : nullptr;
+    const Row *rb = ib < b.size() && b[ib].first <= lo ? &b[ib] : nullptr;
+    if (!ra && !rb)
+      continue;
+    if (hi - lo <= 64 || (ra && ra->count == 1) || (rb && rb->count == 1)) {
+      if (hi - lo > kMaxListedPiece)
+        return std::nullopt;
+      for (int64_t x = lo; x < hi; ++x)
+        if (keep(member(ra, x), member(rb, x)))
+          out.push_back({x, 1, 1});
+      continue;
+    }
+    // Both active rows span the piece: residue classes modulo their strides.
+    const int64_t sa = ra ? ra->stride : 1, sb = rb ? rb->stride : 1;
+    auto inClass = [](const Row *r, int64_t x) { return r && (x - r->first) % r->stride == 0; };
+    const int64_t period = std::lcm(sa, sb);
+    if (period > kMaxPeriod)
+      return std::nullopt;
+    std::vector<int64_t> residues;
+    for (int64_t x = 0; x < period; ++x) {
+      const int64_t v = lo + x;
+      if (keep(inClass(ra, v), inClass(rb, v)))
+        residues.push_back(x); // offsets from lo
+    }
+    if (residues.empty())
+      continue;
+    const int64_t step = period / int64_t(residues.size());
+    bool progression = period % int64_t(residues.size()) == 0;
+    for (size_t k = 0; progression && k < residues.size(); ++k)
+      progression = residues[k] == residues[0] + int64_t(k) * step;
+    if (progression) {
+      const int64_t first = lo + residues[0];
+      if (first < hi)
+        out.push_back({first, step, (hi - 1 - first) / step + 1});
+      continue;
+    }
+    if (hi - lo > kMaxListedPiece)
+      return std::nullopt;
+    for (int64_t x = lo; x < hi; ++x)
+      if (keep(member(ra, x), member(rb, x)))
+        out.push_back({x, 1, 1});
+  }
+  return out;
 }
 
 } // namespace
@@ -144,6 +333,13 @@ RankList RankList::fromBlocks(std::vector<RankBlock> blocks) {
         throw std::invalid_argument("rank blocks overlap");
     return given;
   }
+  if (auto rows = rowsOf(given.blocks_)) {
+    // Rows in ascending, non-overlapping ranges: disjoint; compress them as
+    // fromRanks would the enumerated set.
+    RankList out;
+    out.blocks_ = foldBlocks(greedyRuns(*rows));
+    return out;
+  }
   std::vector<int64_t> all = given.ranks();
   size_t before = all.size();
   std::sort(all.begin(), all.end());
@@ -203,11 +399,25 @@ std::vector<int64_t> RankList::ranks() const {
   return out;
 }
 
+std::optional<RankList> RankList::combine(const RankList &other, int op) const {
+  auto a = rowsOf(blocks_), b = rowsOf(other.blocks_);
+  if (!a || !b)
+    return std::nullopt;
+  auto rows = combineRows(*a, *b, SetOp(op));
+  if (!rows)
+    return std::nullopt;
+  RankList out;
+  out.blocks_ = foldBlocks(greedyRuns(*rows));
+  return out;
+}
+
 RankList RankList::unite(const RankList &other) const {
   if (other.empty() || *this == other)
     return *this;
   if (empty())
     return other;
+  if (auto r = combine(other, int(SetOp::Unite)))
+    return *r;
   std::vector<int64_t> a = ranks(), b = other.ranks();
   a.insert(a.end(), b.begin(), b.end());
   return fromRanks(std::move(a));
@@ -216,6 +426,8 @@ RankList RankList::unite(const RankList &other) const {
 RankList RankList::intersect(const RankList &other) const {
   if (*this == other)
     return *this;
+  if (auto r = combine(other, int(SetOp::Intersect)))
+    return *r;
   std::vector<int64_t> a = ranks(), b = other.ranks(), out;
   std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
   return fromRanks(std::move(out));
@@ -224,9 +436,33 @@ RankList RankList::intersect(const RankList &other) const {
 RankList RankList::subtract(const RankList &other) const {
   if (*this == other)
     return {};
+  if (auto r = combine(other, int(SetOp::Subtract)))
+    return *r;
   std::vector<int64_t> a = ranks(), b = other.ranks(), out;
   std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
   return fromRanks(std::move(out));
+}
+
+std::vector<int64_t> RankList::endRanks(size_t n) const {
+  if (size() <= int64_t(2 * n))
+    return ranks();
+  std::vector<int64_t> out;
+  auto rows = rowsOf(blocks_);
+  if (!rows) {
+    std::vector<int64_t> all = ranks();
+    out.assign(all.begin(), all.begin() + std::ptrdiff_t(n));
+    out.insert(out.end(), all.end() - std::ptrdiff_t(n), all.end());
+    return out;
+  }
+  for (const Row &r : *rows)
+    for (int64_t k = 0; k < r.count && out.size() < n; ++k)
+      out.push_back(r.first + k * r.stride);
+  std::vector<int64_t> tail;
+  for (auto it = rows->rbegin(); it != rows->rend() && tail.size() < n; ++it)
+    for (int64_t k = it->count - 1; k >= 0 && tail.size() < n; --k)
+      tail.push_back(it->first + k * it->stride);
+  out.insert(out.end(), tail.rbegin(), tail.rend());
+  return out;
 }
 
 bool RankList::isAll(int64_t nranks) const {

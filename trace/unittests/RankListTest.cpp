@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iterator>
 #include <numeric>
 
 using sio::trace::RankBlock;
@@ -70,4 +72,53 @@ TEST(RankList, FromBlocksValidatesAndCanonicalizes) {
   // Very large lists are kept as given (no enumeration).
   RankList huge = RankList::fromBlocks({RankBlock{0, {{1, int64_t(1) << 30}}}});
   EXPECT_EQ(huge.size(), int64_t(1) << 30);
+}
+
+namespace {
+// The set operations on enumerated ranks: what unite/intersect/subtract must
+// give, canonical form included.
+RankList enumerated(const RankList &a, const RankList &b, int op) {
+  std::vector<int64_t> x = a.ranks(), y = b.ranks(), out;
+  if (op == 0)
+    std::set_union(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(out));
+  else if (op == 1)
+    std::set_intersection(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(out));
+  else
+    std::set_difference(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(out));
+  return RankList::fromRanks(std::move(out));
+}
+} // namespace
+
+TEST(RankList, SetOperationsWithoutEnumerationMatchEnumeration) {
+  std::vector<RankList> lists = {
+      RankList::all(1000),         RankList::range(0, 500, 2),     RankList::range(1, 499, 2),
+      RankList::range(3, 200, 5),  RankList::single(0),            RankList::single(999),
+      RankList::range(1, 999),     RankList::range(100, 300),      RankList::fromRanks({0, 1, 8, 9, 16, 17}),
+      RankList::fromRanks({0, 1, 2, 3, 9, 500, 501, 502}),         RankList::range(0, 250, 4),
+      RankList::range(2, 250, 4),  RankList::range(0, 100, 10),    RankList::fromRanks({5, 7, 11, 13, 600}),
+  };
+  // A mesh: 20 rows of 30 ranks with stride 50.
+  std::vector<int64_t> mesh;
+  for (int64_t r = 0; r < 20; ++r)
+    for (int64_t c = 0; c < 30; ++c)
+      mesh.push_back(r * 50 + c);
+  lists.push_back(RankList::fromRanks(mesh));
+  for (const RankList &a : lists)
+    for (const RankList &b : lists) {
+      EXPECT_EQ(a.unite(b), enumerated(a, b, 0)) << a.str() << " | " << b.str();
+      EXPECT_EQ(a.intersect(b), enumerated(a, b, 1)) << a.str() << " & " << b.str();
+      EXPECT_EQ(a.subtract(b), enumerated(a, b, 2)) << a.str() << " - " << b.str();
+    }
+}
+
+TEST(RankList, SetOperationsOnAMillionRanksStayBlocks) {
+  const int64_t n = 1 << 20;
+  RankList all = RankList::all(n), zero = RankList::single(0), rest = RankList::range(1, n - 1);
+  EXPECT_EQ(all.subtract(zero), rest);
+  EXPECT_EQ(rest.unite(zero), all);
+  EXPECT_EQ(all.intersect(RankList::range(0, n / 2, 2)), RankList::range(0, n / 2, 2));
+  EXPECT_EQ(RankList::range(0, n / 2, 2).unite(RankList::range(1, n / 2, 2)), all);
+  EXPECT_EQ(all.subtract(RankList::range(0, n / 2, 2)), RankList::range(1, n / 2, 2));
+  EXPECT_EQ(all.endRanks(2), (std::vector<int64_t>{0, 1, n - 2, n - 1}));
+  EXPECT_EQ(RankList::range(0, 3).endRanks(2), (std::vector<int64_t>{0, 1, 2}));
 }

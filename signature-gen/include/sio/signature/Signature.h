@@ -201,6 +201,8 @@ struct Run {
   int64_t topIteration = 0;
   const trace::Node *component = nullptr;
   const trace::Event *event = nullptr; ///< for timing
+  /// Bytes the positions move per rank, for extractUniformStreams.
+  int64_t rankSlope = 0;
   int64_t lastOffset() const { return offset + stride * (count - 1); }
   int64_t lastSize() const { return sizeFirst + sizeStep * (count - 1); }
 };
@@ -220,6 +222,15 @@ struct AccessStream {
 /// form one ReadWrite stream when they interleave (under OpFilter::All), two
 /// streams when they come in phases.
 std::vector<AccessStream> extractStreams(const trace::Trace &trace, int64_t rank, const Options &options);
+
+/// The streams of every rank of a class that shares rank `rank`'s rank-list
+/// memberships, each with the bytes its positions move per rank: rank r's
+/// stream is rank `rank`'s shifted by slope*(r - rank). nullopt when some
+/// value the analysis uses depends on the rank otherwise (then each rank
+/// needs its own extractStreams).
+std::optional<std::vector<std::pair<AccessStream, int64_t>>> extractUniformStreams(const trace::Trace &trace,
+                                                                                   int64_t rank,
+                                                                                   const Options &options);
 
 StreamSignature detect(const AccessStream &stream, const Options &options);
 

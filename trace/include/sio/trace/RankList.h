@@ -54,10 +54,16 @@ public:
   std::vector<int64_t> ranks() const;
   const std::vector<RankBlock> &blocks() const { return blocks_; }
 
+  /// Set operations. Lists of progressions and meshes combine without
+  /// enumerating their ranks (cost in the number of blocks, not of ranks);
+  /// irregular ones are enumerated. The result is canonical (as fromRanks).
   RankList unite(const RankList &other) const;
   RankList intersect(const RankList &other) const;
   RankList subtract(const RankList &other) const;
   bool isAll(int64_t nranks) const;
+  /// The first `n` and the last `n` ranks, ascending (every rank when there
+  /// are at most 2n), without enumerating the others.
+  std::vector<int64_t> endRanks(size_t n) const;
 
   /// "0-15", "0,4,8,12", "{0+4*[0..3]+1*[0..1]}" style human text.
   std::string str() const;
@@ -65,6 +71,7 @@ public:
   friend bool operator==(const RankList &a, const RankList &b) = default;
 
 private:
+  std::optional<RankList> combine(const RankList &other, int op) const;
   std::vector<RankBlock> blocks_; // canonical: as produced by fromRanks
 };
 
