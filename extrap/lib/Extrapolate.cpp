@@ -357,14 +357,24 @@ private:
         refuse(where, what + " (rank list shape)", shown, {"same number of rank blocks"});
     std::vector<RankBlock> out;
     for (size_t b = 0; b < blocks; ++b) {
-      const size_t dims = lists.front()->blocks()[b].dims.size();
-      for (const RankList *l : lists)
-        if (l->blocks()[b].dims.size() != dims)
+      // A one-rank block of a small run is a strided block of count 1 (rank
+      // 0 alone on 4 ranks, 0-4:4 on 8): give it the stride of the others.
+      std::vector<RankBlock> shaped;
+      const RankBlock &last = lists.back()->blocks()[b];
+      for (const RankList *l : lists) {
+        RankBlock x = l->blocks()[b];
+        if (x.dims.empty() && last.dims.size() == 1)
+          x.dims.push_back({last.dims[0].stride, 1});
+        shaped.push_back(std::move(x));
+      }
+      const size_t dims = shaped.front().dims.size();
+      for (const RankBlock &x : shaped)
+        if (x.dims.size() != dims)
           refuse(where, what + " (rank list shape)", shown, {"same rank-block dimensions"});
       auto collect = [&](auto get) {
         std::vector<int64_t> v;
-        for (const RankList *l : lists)
-          v.push_back(get(l->blocks()[b]));
+        for (const RankBlock &x : shaped)
+          v.push_back(get(x));
         return v;
       };
       RankBlock block;
@@ -606,8 +616,8 @@ private:
         const FileEntry &e = in_[k]->files[f];
         if (sameShape(e, ref))
           fitted.push_back(k);
-        else if (e.id == ref.id && e.name.size() == 1 && !e.name[0].field)
-          literal.push_back(k);
+        else if (e.id == ref.id)
+          literal.push_back(k); // checked below against the fitted format
         else
           refuse(where, "the file name", shown, {"same name format at every rank count"});
       }
@@ -626,15 +636,110 @@ private:
         }
         entry.name.push_back(std::move(part));
       }
+      // The other inputs (a field that is a literal there, `group_0` on 4
+      // ranks): the format must give their names, for every rank that names
+      // the file there, at a few loop indices.
+      const uint32_t depth = std::min<uint32_t>(3, entry.loopDepthUsed());
       for (size_t k : literal) {
-        const std::string &name = in_[k]->files[f].name[0].text;
-        for (int64_t r = 0; r < std::min<int64_t>(ns_[k], 4096); ++r)
-          if (entry.nameFor(r, ns_[k]) != name)
-            refuse(where, "the file name", shown, {"one name format at every rank count"});
+        const FileEntry &e = in_[k]->files[f];
+        if (e.loopDepthUsed() > depth)
+          refuseNames(where, f, shown);
+        std::set<int64_t> users;
+        ranksNaming(in_[k]->body, e.id, ns_[k], users);
+        std::vector<int64_t> idx(depth, 0);
+        for (;;) {
+          for (int64_t r : users)
+            if (entry.nameFor(r, ns_[k], idx) != e.nameFor(r, ns_[k], idx))
+              refuseNames(where, f, shown);
+          size_t d = 0;
+          while (d < idx.size() && ++idx[d] == 3)
+            idx[d++] = 0;
+          if (d == idx.size())
+            break;
+        }
       }
       out.push_back(std::move(entry));
     }
     return out;
+  }
+
+  /// The ranks (up to 4096) of the calls that name file `id`.
+  static void ranksNaming(const std::vector<Node> &nodes, int64_t id, int64_t n, std::set<int64_t> &out) {
+    for (const Node &node : nodes) {
+      if (node.isLoop()) {
+        ranksNaming(node.loop().body, id, n, out);
+        continue;
+      }
+      for (const Param &p : node.event().params) {
+        if (!isFileParam(p.name))
+          continue;
+        for (const ElasticEntry &e : p.value.entries()) {
+          const Expr *x = std::get_if<Expr>(&e.value);
+          if (x && x->constantValue() == id)
+            for (int64_t r = 0; r < std::min<int64_t>(n, 4096); ++r)
+              if (out.size() < 4096 && e.ranks.contains(r) && node.ranks.contains(r))
+                out.insert(r);
+        }
+      }
+    }
+  }
+
+  /// The names of file f differ between inputs in a way no format explains.
+  /// When they differ in one directory component only, that is a per-run
+  /// directory (`/scratch/run4/out` vs `/scratch/run8/out`): say so, with
+  /// the --path-map that maps them to one.
+  [[noreturn]] void refuseNames(const std::string &where, size_t f, const std::vector<std::string> &shown) const {
+    auto components = [](const std::string &s) {
+      std::vector<std::string> parts;
+      size_t start = 0;
+      for (size_t slash = s.find('/'); slash != std::string::npos; slash = s.find('/', start)) {
+        parts.push_back(s.substr(start, slash - start));
+        start = slash + 1;
+      }
+      parts.push_back(s.substr(start));
+      return parts;
+    };
+    std::vector<std::vector<std::string>> parts;
+    for (const Trace *t : in_)
+      parts.push_back(components(t->files[f].formatStr()));
+    std::optional<size_t> differing;
+    bool one = true;
+    for (size_t k = 0; k < parts.size() && one; ++k) {
+      if (parts[k].size() != parts.front().size()) {
+        one = false;
+        break;
+      }
+      for (size_t c = 0; c < parts[k].size(); ++c)
+        if (parts[k][c] != parts.front()[c]) {
+          if (differing && *differing != c)
+            one = false;
+          differing = c;
+        }
+    }
+    if (one && differing && *differing + 1 < parts.front().size()) {
+      std::string msg = "cannot extrapolate the file name of " + where +
+                        ": the inputs name it in different directories, a "
+                        "per-run directory that differs "
+                        "between the runs:";
+      std::string maps;
+      for (size_t k = 0; k < in_.size(); ++k) {
+        std::string dir;
+        for (size_t c = 0; c <= *differing; ++c)
+          dir += (c ? "/" : "") + parts[k][c];
+        msg += "\n  N=" + std::to_string(ns_[k]) + ": " + dir;
+        std::string common;
+        for (size_t c = 0; c < *differing; ++c)
+          common += parts[k][c] + "/";
+        maps += " --path-map " + dir + "=" + common + "RUN";
+      }
+      std::string common;
+      for (size_t c = 0; c < *differing; ++c)
+        common += parts.front()[c] + "/";
+      msg += "\n  name them alike, e.g." + maps + "\n  (and run the replay with --path-map " + common +
+             "RUN=DIR to choose its directory)";
+      throw ExtrapError(msg);
+    }
+    refuse(where, "the file name", shown, {"one name format at every rank count"});
   }
 
   static std::optional<int64_t> decimalValue(const std::string &text) {
@@ -732,6 +837,141 @@ private:
 
 } // namespace
 
+namespace {
+
+// ------------------------------------------------------------ file identity
+//
+// The file tables of the inputs are matched by the events that use them, not
+// by position: a small run can list its files in another order (a name that
+// is a literal at 4 ranks, `group_0`, becomes the format `group_<rank/4>` at
+// 8 and moves in the table). Walking the bodies in lock step, each constant
+// file id of an input is paired with the reference's (the largest input) at
+// the same parameter of the same call; the input's table is then renumbered
+// to the reference's ids. Where the bodies differ the walk stops (the
+// structural error comes later, from the fit itself).
+
+using FileMap = std::map<int64_t, int64_t>;
+
+bool pairFiles(const std::vector<Node> &in, const std::vector<Node> &ref, FileMap &map) {
+  if (in.size() != ref.size())
+    return true;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const Node &a = in[i], &b = ref[i];
+    if (a.isEvent() != b.isEvent())
+      return true;
+    if (a.isLoop()) {
+      if (!pairFiles(a.loop().body, b.loop().body, map))
+        return false;
+      continue;
+    }
+    const Event &ea = a.event(), &eb = b.event();
+    if (ea.op != eb.op || ea.params.size() != eb.params.size())
+      continue;
+    for (size_t p = 0; p < ea.params.size(); ++p) {
+      if (!isFileParam(ea.params[p].name) || ea.params[p].name != eb.params[p].name)
+        continue;
+      const auto &xa = ea.params[p].value.entries(), &xb = eb.params[p].value.entries();
+      if (xa.size() != xb.size())
+        continue;
+      for (size_t k = 0; k < xa.size(); ++k) {
+        const Expr *ia = std::get_if<Expr>(&xa[k].value), *ib = std::get_if<Expr>(&xb[k].value);
+        auto ca = ia ? ia->constantValue() : std::nullopt, cb = ib ? ib->constantValue() : std::nullopt;
+        if (!ca || !cb)
+          continue;
+        auto [it, inserted] = map.emplace(*ca, *cb);
+        if (!inserted && it->second != *cb)
+          return false; // one file of the input used as two of the reference:
+                        // no matching
+      }
+    }
+  }
+  return true;
+}
+
+void renumberFiles(std::vector<Node> &nodes, const FileMap &map) {
+  for (Node &node : nodes) {
+    if (node.isLoop()) {
+      renumberFiles(node.loop().body, map);
+      continue;
+    }
+    for (Param &p : node.event().params) {
+      if (!isFileParam(p.name))
+        continue;
+      for (ElasticEntry &e : p.value.entries())
+        if (const Expr *x = std::get_if<Expr>(&e.value))
+          if (auto id = x->constantValue())
+            if (auto it = map.find(*id); it != map.end())
+              e.value = Expr(it->second);
+    }
+  }
+}
+
+bool onlyConstantFileIds(const std::vector<Node> &nodes) {
+  for (const Node &node : nodes) {
+    if (node.isLoop()) {
+      if (!onlyConstantFileIds(node.loop().body))
+        return false;
+      continue;
+    }
+    for (const Param &p : node.event().params)
+      if (isFileParam(p.name))
+        for (const ElasticEntry &e : p.value.entries()) {
+          const Expr *x = std::get_if<Expr>(&e.value);
+          if (!x || !x->constantValue())
+            return false;
+        }
+  }
+  return true;
+}
+
+void alignFiles(std::vector<Trace> &inputs) {
+  const Trace &ref = inputs.back();
+  if (!onlyConstantFileIds(ref.body))
+    return;
+  for (size_t k = 0; k + 1 < inputs.size(); ++k) {
+    Trace &t = inputs[k];
+    FileMap map;
+    if (t.files.size() != ref.files.size() || !onlyConstantFileIds(t.body) || !pairFiles(t.body, ref.body, map))
+      continue;
+    // Ids no call pairs keep their place among the unpaired ids of the
+    // reference.
+    std::set<int64_t> taken;
+    for (const auto &[from, to] : map)
+      if (!taken.insert(to).second)
+        return; // two files of the input used as one of the reference
+    std::vector<int64_t> freeIds;
+    for (const FileEntry &f : ref.files)
+      if (!taken.count(f.id))
+        freeIds.push_back(f.id);
+    size_t next = 0;
+    std::vector<FileEntry> sorted = t.files;
+    std::sort(sorted.begin(), sorted.end(), [](const FileEntry &a, const FileEntry &b) { return a.id < b.id; });
+    for (const FileEntry &f : sorted)
+      if (!map.count(f.id))
+        map[f.id] = next < freeIds.size() ? freeIds[next++] : f.id;
+    for (FileEntry &f : t.files)
+      f.id = map.at(f.id);
+    std::sort(t.files.begin(), t.files.end(), [](const FileEntry &a, const FileEntry &b) { return a.id < b.id; });
+    renumberFiles(t.body, map);
+  }
+}
+
+} // namespace
+
+void mapPaths(Trace &t, const std::vector<std::pair<std::string, std::string>> &maps) {
+  for (FileEntry &f : t.files) {
+    if (f.name.empty() || f.name.front().field)
+      continue;
+    std::string &text = f.name.front().text;
+    const std::pair<std::string, std::string> *best = nullptr;
+    for (const auto &m : maps)
+      if (text.compare(0, m.first.size(), m.first) == 0 && (!best || m.first.size() > best->first.size()))
+        best = &m;
+    if (best)
+      text = best->second + text.substr(best->first.size());
+  }
+}
+
 Trace extrapolate(std::vector<Trace> inputs, const ExtrapOptions &options) {
   if (options.targetRanks <= 0)
     throw ExtrapError("the target rank count must be positive");
@@ -744,6 +984,9 @@ Trace extrapolate(std::vector<Trace> inputs, const ExtrapOptions &options) {
   if (inputs.size() < options.minInputs)
     throw ExtrapError("need traces at " + std::to_string(options.minInputs) + " different rank counts, got " +
                       std::to_string(inputs.size()) + " (the models are verified on the inputs they do not need)");
+  for (Trace &t : inputs)
+    mapPaths(t, options.pathMaps);
+  alignFiles(inputs);
   std::vector<const Trace *> ptrs;
   for (const Trace &t : inputs)
     ptrs.push_back(&t);

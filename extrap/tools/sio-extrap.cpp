@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <unistd.h>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -15,7 +16,7 @@
 namespace {
 
 constexpr const char *kUsage = R"(usage: sio-extrap TRACE... [--ranks N] [-o OUT.json] [--emit-replay REPLAY.cpp]
-                  [--min-inputs K] [--verbose]
+                  [--min-inputs K] [--path-map OLD=NEW]... [--verbose]
 
 Extrapolates traces of one program taken at several rank counts (at least
 four by default, any order) to the trace the program would write at N ranks.
@@ -28,6 +29,9 @@ options:
   -o, --output FILE     write the extrapolated trace (JSON) to FILE
   --emit-replay FILE    write a C++ MPI program that performs the trace's I/O
   --min-inputs K        rank counts required (default 4)
+  --path-map OLD=NEW    read input file names starting with OLD as starting
+                        with NEW (repeatable; longest OLD wins): traces taken
+                        in per-run directories then name the same files
   --verbose             print every timing fit and its error
   -h, --help            this text
   --version             print the version
@@ -78,6 +82,12 @@ int main(int argc, char **argv) {
       replayPath = value();
     } else if (arg == "--min-inputs") {
       options.minInputs = static_cast<size_t>(parseCount(arg, value()));
+    } else if (arg == "--path-map") {
+      std::string map = value();
+      size_t eq = map.find('=');
+      if (eq == std::string::npos || eq == 0)
+        usageError("--path-map needs OLD=NEW, got '" + map + "'");
+      options.pathMaps.emplace_back(map.substr(0, eq), map.substr(eq + 1));
     } else if (arg == "--verbose") {
       verbose = true;
     } else if (!arg.empty() && arg[0] == '-') {
@@ -99,7 +109,8 @@ int main(int argc, char **argv) {
       traces.push_back(sio::trace::readTraceFile(path));
     sio::trace::Trace result;
     if (ranks == 0) {
-      result = std::move(traces.front()); // one trace, taken as it is
+      result = std::move(traces.front()); // one trace, taken as it is (file names mapped)
+      sio::extrap::mapPaths(result, options.pathMaps);
     } else {
       options.targetRanks = ranks;
       if (verbose)
@@ -112,13 +123,27 @@ int main(int argc, char **argv) {
       sio::replay::ReplayOptions ro;
       ro.traceName = output.empty() ? inputs.front() : output;
       ro.generator = "sio-extrap --emit-replay";
-      std::ofstream out(replayPath, std::ios::binary);
-      if (!out)
-        throw std::runtime_error("cannot write " + replayPath + ": " + std::strerror(errno));
-      sio::replay::writeReplay(out, result, ro);
-      out.flush();
-      if (!out)
-        throw std::runtime_error("cannot write " + replayPath + ": " + std::strerror(errno));
+      // The whole program first: a trace the generator refuses leaves no
+      // file behind (nor a truncated one); then a temporary file renamed
+      // into place, so a failed write does not either.
+      std::string program = sio::replay::generateReplay(result, ro);
+      std::string temp = replayPath + ".tmp." + std::to_string(getpid());
+      {
+        std::ofstream out(temp, std::ios::binary);
+        if (out)
+          out << program;
+        out.flush();
+        if (!out) {
+          int err = errno;
+          std::remove(temp.c_str());
+          throw std::runtime_error("cannot write " + replayPath + ": " + std::strerror(err));
+        }
+      }
+      if (std::rename(temp.c_str(), replayPath.c_str()) != 0) {
+        int err = errno;
+        std::remove(temp.c_str());
+        throw std::runtime_error("cannot write " + replayPath + ": " + std::strerror(err));
+      }
     }
   } catch (const sio::trace::TraceError &e) {
     std::fprintf(stderr, "sio-extrap: error: %s\n", e.what());

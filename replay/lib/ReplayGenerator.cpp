@@ -457,12 +457,21 @@ private:
 
   std::string comm(Params &p, const std::string &name = "comm") { return "comm[" + p(name) + "]"; }
   std::string type(Params &p, const std::string &name = "datatype") { return "datatype[" + p(name) + "]"; }
-  std::string path(Params &p) {
-    if (auto id = p.constant("file"))
+  /// The path a file parameter names here. Names with loop-index fields
+  /// (`dir.<rank>/file.<i0>`) get the indices of the loops around the call.
+  std::string path(Params &p, const std::string &name = "file") {
+    if (auto id = p.constant(name)) {
       usedFiles_.insert(*id);
-    else
-      throw UnsupportedTrace(context_ + ": the file differs between ranks or iterations");
-    return "mappedPath(fileName(" + p("file") + ")).c_str()";
+    } else {
+      // An id that is itself a function of rank or the indices: any file may be meant.
+      for (const auto &file : trace_.files)
+        usedFiles_.insert(file.id);
+    }
+    std::vector<std::string> indices;
+    for (size_t d = 0; d < loops_.size(); ++d)
+      indices.push_back("i" + std::to_string(d));
+    return "mappedPath(fileName(" + p(name) + (indices.empty() ? "" : ", {" + join(indices, ", ") + "}") +
+           ")).c_str()";
   }
 
   /// The recorded failure of a call as the arguments of the replay's
@@ -612,6 +621,43 @@ private:
         return {posix("ftruncate(" + fdArg() + ", off_t(" + p("length") + "))")};
       if (op == "unlink")
         return {posix("unlink(" + path(p) + ")")};
+      // Metadata calls (issue 15): paths through the same file table.
+      if (op == "unlinkat")
+        return {posix("unlinkat(AT_FDCWD, " + path(p) + ", " + intArg("flags") + ")")};
+      if (op == "mkdir" || op == "mkdirat") {
+        auto m = p.constant("mode");
+        char octal[32];
+        std::snprintf(octal, sizeof octal, "0%llo", static_cast<unsigned long long>(m ? *m : 0));
+        return {posix("mkdir(" + path(p) + ", " + (m ? std::string(octal) : "mode_t(" + p("mode") + ")") + ")")};
+      }
+      if (op == "rmdir" || op == "stat" || op == "lstat")
+        return {posix(op + "(" + path(p) + (op == "rmdir" ? "" : ", &scratchStat") + ")")};
+      if (op == "rename" || op == "renameat")
+        return {posix("rename(" + path(p) + ", " + path(p, "newfile") + ")")};
+      if (op == "access")
+        return {posix("access(" + path(p) + ", " + intArg("mode") + ")")};
+      if (op == "faccessat")
+        return {posix("faccessat(AT_FDCWD, " + path(p) + ", " + intArg("mode") + ", " + intArg("flags") + ")")};
+      if (op == "fstat")
+        return {posix("fstat(" + fdArg() + ", &scratchStat)")};
+      if (op == "fstatat")
+        return {posix("fstatat(AT_FDCWD, " + path(p) + ", &scratchStat, " + intArg("flags") + ")")};
+      if (op == "statx")
+        return {posix("statx(AT_FDCWD, " + path(p) + ", " + intArg("flags") + ", unsigned(" + p("mask") +
+                      "), &scratchStatx)")};
+      if (op == "truncate")
+        return {posix("truncate(" + path(p) + ", off_t(" + p("length") + "))")};
+      if (op == "opendir") {
+        auto recorded = p.constant("dir");
+        if (recorded && *recorded < 0) // it failed in the application too
+          return {"if (DIR *failed = opendir(" + path(p) + "))", "  closedir(failed);"};
+        std::string dirArg = "dir[" + p("dir") + "]";
+        return {dirArg + " = opendir(" + path(p) + ");", "mustSucceedPosix(" + dirArg + " != nullptr);"};
+      }
+      if (op == "readdir")
+        return {"readdir(dir[" + p("dir") + "]);"};
+      if (op == "closedir")
+        return {posix("closedir(dir[" + p("dir") + "])")};
       break;
     }
     case Layer::STDIO: {
@@ -1070,7 +1116,7 @@ private:
     out.blank();
     for (const char *header : {"<mpi.h>", "", "<algorithm>", "<cerrno>", "<chrono>", "<climits>", "<cmath>", "<cstdio>",
                                "<cstdlib>", "<cstring>", "<initializer_list>", "<random>", "<string>",
-                               "<type_traits>", "<utility>", "<vector>", "", "<fcntl.h>", "<sys/stat.h>",
+                               "<type_traits>", "<utility>", "<vector>", "", "<dirent.h>", "<fcntl.h>", "<sys/stat.h>",
                                "<sys/syscall.h>", "<sys/uio.h>", "<unistd.h>"})
       out.line(*header ? std::string("#include ") + header : "");
     out.blank();
@@ -1123,7 +1169,9 @@ private:
 
   void emitFileNames(CodeEmitter &out) {
     out.comment("The files of the trace, by id, as this rank names them.");
-    out.open("std::string fileName(i64 id)");
+    out.comment("Names with fields in loop indices take the indices of the calling loops.");
+    out.open("std::string fileName(i64 id, std::initializer_list<i64> indices)");
+    out.line("(void)indices; // used by names with loop-index fields only");
     out.open("switch (id)");
     for (const auto &file : trace_.files) {
       if (!usedFiles_.count(file.id))
@@ -1141,8 +1189,11 @@ private:
         parts[0] = "std::string() + " + parts[0];
       else if (parts.size() > 1)
         parts[0] = "std::string(" + parts[0] + ")";
-      out.line("case " + std::to_string(file.id) + ":");
+      out.line("case " + std::to_string(file.id) + ": {");
+      for (uint32_t d = 0; d < file.loopDepthUsed(); ++d)
+        out.line("  const i64 i" + std::to_string(d) + " = loopIndex(indices, " + std::to_string(d) + ");");
       out.line("  return " + join(parts, " + ") + ";");
+      out.line("}");
     }
     out.close();
     out.line("fail(\"no file \" + std::to_string(id) + \" in the trace\");");
@@ -1462,6 +1513,11 @@ private:
       if (writtenFiles_.count(id))
         continue;
       const auto *file = trace_.file(id);
+      if (file->loopDepthUsed() > 0) {
+        out.comment("file " + std::to_string(id) + ": " + cppStringLiteral(file->formatStr()) +
+                    " is named per loop iteration: not provided");
+        continue;
+      }
       bool perRank = false;
       for (const auto &part : file->name)
         perRank |= part.field.has_value();
@@ -1479,11 +1535,20 @@ private:
 
   void emitOverwriteCheck(CodeEmitter &out) {
     std::vector<std::string> ids;
-    for (int64_t id : usedFiles_)
+    bool perIteration = false;
+    for (int64_t id : usedFiles_) {
+      const auto *file = trace_.file(id);
+      if (file && file->loopDepthUsed() > 0) {
+        perIteration = true; // a name per loop iteration: not enumerated here
+        continue;
+      }
       if (!reads_.count(id) || writtenFiles_.count(id)) // not a pure input: written, created or truncated
         ids.push_back(std::to_string(id));
+    }
     out.comment("Files this replay may write, created or truncated: none may exist before it");
     out.comment("starts unless --overwrite (see the header).");
+    if (perIteration)
+      out.comment("Files named per loop iteration (`<i0>` fields) are not checked.");
     out.open("void checkOverwrites()");
     out.line("refuseToOverwrite({" + join(ids, ", ") + "});");
     out.close();

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <unistd.h>
 #include <iostream>
 #include <string>
 
@@ -57,11 +58,15 @@ int main(int argc, char **argv) {
       std::cout << program;
       return 0;
     }
-    std::ofstream out(output, std::ios::binary);
+    // A temporary file renamed into place: a failed write leaves no partial program.
+    std::string temp = output + ".tmp." + std::to_string(getpid());
+    std::ofstream out(temp, std::ios::binary);
     out << program;
     out.close();
-    if (!out) {
-      std::fprintf(stderr, "sio-replay-gen: cannot write %s: %s\n", output.c_str(), std::strerror(errno));
+    if (!out || std::rename(temp.c_str(), output.c_str()) != 0) {
+      int err = errno;
+      std::remove(temp.c_str());
+      std::fprintf(stderr, "sio-replay-gen: cannot write %s: %s\n", output.c_str(), std::strerror(err));
       return 1;
     }
   } catch (const std::exception &e) {

@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <vector>
@@ -160,6 +161,28 @@ struct StreamClose : Ign {
     c.fd = fd;
     c.streamRelease = code - 1;
     return true;
+  }
+};
+
+/// A directory stream (DIR*): recorded only if its opendir was.
+struct Dir : Ign {
+  static bool pre(Call &c, const char *n, DIR *d) {
+    int fd = d ? dirfd(d) : -1;
+    if (unsigned(fd) >= unsigned(kMaxFd))
+      return false;
+    int32_t code = g_dirCode[fd].load(std::memory_order_relaxed);
+    if (code == 0)
+      return false;
+    c.rec->add(n, code - 1);
+    c.fd = fd;
+    return true;
+  }
+};
+
+struct DirClose : Dir {
+  static void post(Call &c, const char *, DIR *) {
+    if (int32_t code = g_dirCode[c.fd].exchange(0, std::memory_order_relaxed))
+      releaseDirCode(code - 1);
   }
 };
 
@@ -501,6 +524,18 @@ struct RetStream {
       g_streamCode[fd].store(code + 1, std::memory_order_relaxed);
     }
     c.rec->add("stream", code);
+  }
+};
+
+struct RetDir {
+  static void post(Call &c, DIR *d) {
+    int32_t code = -1;
+    int fd = d ? dirfd(d) : -1;
+    if (unsigned(fd) < unsigned(kMaxFd)) {
+      code = newDirCode();
+      g_dirCode[fd].store(code + 1, std::memory_order_relaxed);
+    }
+    c.rec->add("dir", code);
   }
 };
 

@@ -55,6 +55,7 @@ std::atomic<uint64_t> g_seq{0};
 unsigned g_layers = kLayerAll;
 std::atomic<int32_t> g_fdCode[kMaxFd];
 std::atomic<int32_t> g_streamCode[kMaxFd];
+std::atomic<int32_t> g_dirCode[kMaxFd];
 
 namespace {
 
@@ -542,6 +543,7 @@ Trace buildRankTrace(State &s) {
   }
   fillObjectTables(t, s.rank);
   t.body = s.comp.finish(s.rank, s.nranks);
+  formatLoopFileNames(t, s.rank); // dir.<rank>/file.<rank>.<i0>: one entry per format
   return t;
 }
 
@@ -925,7 +927,7 @@ private:
   std::atomic<int32_t> overflow_{int32_t(kWords * 64)};
 };
 
-CodePool g_fdCodes, g_streamCodes;
+CodePool g_fdCodes, g_streamCodes, g_dirCodes;
 
 } // namespace
 
@@ -933,6 +935,8 @@ int32_t newFdCode() { return g_fdCodes.acquire(); }
 int32_t newStreamCode() { return g_streamCodes.acquire(); }
 void releaseFdCode(int32_t code) { g_fdCodes.release(code); }
 void releaseStreamCode(int32_t code) { g_streamCodes.release(code); }
+int32_t newDirCode() { return g_dirCodes.acquire(); }
+void releaseDirCode(int32_t code) { g_dirCodes.release(code); }
 
 bool pathExcluded(const char *path) {
   for (const std::string &p : S().settings.excludePaths)

@@ -198,6 +198,8 @@ inline constexpr int kMaxFd = 1 << 16;
 extern std::atomic<int32_t> g_fdCode[kMaxFd];
 /// fd -> 1 + stream code for FILE*s whose fopen was recorded.
 extern std::atomic<int32_t> g_streamCode[kMaxFd];
+/// fd of a DIR* (dirfd) -> 1 + directory-stream code for recorded opendirs.
+extern std::atomic<int32_t> g_dirCode[kMaxFd];
 
 /// Descriptor and stream codes are the lowest free ones, as POSIX allocates
 /// descriptors: a rank that opened and closed one more file than its peers
@@ -207,6 +209,8 @@ int32_t newFdCode();
 int32_t newStreamCode();
 void releaseFdCode(int32_t code);
 void releaseStreamCode(int32_t code);
+int32_t newDirCode();
+void releaseDirCode(int32_t code);
 /// Path filter (SIO_EXCLUDE_PATHS); only called on opens.
 bool pathExcluded(const char *path);
 int64_t fileId(const char *path);   ///< the rank's file table

@@ -10,6 +10,7 @@
 #include <cstdarg>
 #include <dlfcn.h>
 #include <sys/types.h>
+#include <string_view>
 #include <type_traits>
 #include <unistd.h>
 
@@ -69,6 +70,7 @@ template <class R> int64_t retValue(R r) {
     return int64_t(r);
 }
 
+<<<<<<< HEAD
 /// A POSIX/stdio return value that means failure (errno is set).
 template <class R> bool failedCall(R r) {
   if constexpr (std::is_pointer_v<R>)
@@ -79,6 +81,27 @@ template <class R> bool failedCall(R r) {
     return false;
 }
 
+=======
+/// Metadata calls (stat family, access, mkdir, directory streams, ...).
+constexpr bool isMetadataOp(std::string_view op) {
+  for (std::string_view m : {"stat", "lstat", "fstat", "fstatat", "statx", "access", "faccessat", "mkdir", "mkdirat",
+                             "rmdir", "rename", "renameat", "unlinkat", "truncate", "opendir", "readdir", "closedir"})
+    if (op == m)
+      return true;
+  return false;
+}
+
+/// Per CallId: a metadata call. Made by the MPI library inside an MPI-IO call,
+/// such a call is not recorded: ROMIO looks at the parent directory (lstat)
+/// only when the file does not exist yet, so recording it would make traces
+/// of the same program differ with the state of the file system, and inner
+/// calls are never replayed.
+constexpr bool kMetadataCall[] = {
+#define SIO_IO_CALL(NAME, LAYER, OP, ...) isMetadataOp(#OP),
+#include "sio/IoCalls.def"
+};
+
+>>>>>>> files
 /// The body of every wrapper.
 template <CallId ID, Layer L, class RK, class Fn, class... As>
 __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
@@ -96,7 +119,7 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
       --ts.depth;
       return r;
     } else {
-      if (!ts.mpiioOpen)
+      if (!ts.mpiioOpen || kMetadataCall[static_cast<size_t>(ID)])
         return callReal(real, as.value...);
       inner = true;
     }

@@ -38,6 +38,7 @@ constexpr int kMaxJsonDepth = 256;
 /// Parenthesis/bracket nesting allowed inside a formula string, so that a
 /// hostile formula cannot exhaust the stack of a recursive-descent parser.
 constexpr int kMaxFormulaDepth = 64;
+constexpr uint32_t kMaxFileLoopDepth = 64; ///< loop indices a file name field may use
 /// MPI ranks are C ints.
 constexpr int64_t kMaxRanks = std::numeric_limits<int32_t>::max();
 constexpr size_t kMaxRankDims = 16;
@@ -501,11 +502,12 @@ private:
   std::vector<Node> getBody(const OJson &j, const std::string &path, const RankList *enclosing,
                             uint32_t loopDepth) const;
   Node getNode(const OJson &j, const std::string &path, const RankList *enclosing, uint32_t loopDepth) const;
-  void checkReference(const Param &p, const std::string &path) const;
+  void checkReference(const Param &p, const std::string &path, uint32_t loopDepth) const;
 
   std::string file_;
   int64_t nranks_ = 1;
   std::set<int64_t> fileIds_, datatypeIds_;
+  std::map<int64_t, uint32_t> fileLoopDepth_; ///< loop indices a file's name uses
   mutable std::map<std::string, RankList> rankCache_;
 };
 
@@ -785,10 +787,10 @@ ObjectEntry Reader::getObject(const OJson &j, const std::string &path) const {
   return e;
 }
 
-void Reader::checkReference(const Param &p, const std::string &path) const {
+void Reader::checkReference(const Param &p, const std::string &path, uint32_t loopDepth) const {
   const std::set<int64_t> *table = nullptr;
   const char *tableName = nullptr;
-  if (p.name == "file") {
+  if (isFileParam(p.name)) {
     table = &fileIds_;
     tableName = "files";
   } else if (p.name == "datatype" || p.name == "etype" || p.name == "filetype") {
@@ -803,8 +805,13 @@ void Reader::checkReference(const Param &p, const std::string &path) const {
     const Expr *x = std::get_if<Expr>(&e.value);
     if (!x)
       fail(path, "expected an id of the " + std::string(tableName) + " table, found a string");
-    if (auto id = x->constantValue(); id && !table->count(*id))
+    auto id = x->constantValue();
+    if (id && !table->count(*id))
       fail(path, std::to_string(*id) + " is not an id of the " + tableName + " table");
+    if (id && table == &fileIds_)
+      if (auto d = fileLoopDepth_.find(*id); d != fileLoopDepth_.end() && d->second > loopDepth)
+        fail(path, "file " + std::to_string(*id) + " has a name field in loop index i" + std::to_string(d->second - 1) +
+                       " but only " + std::to_string(loopDepth) + " loop(s) enclose this call");
   }
 }
 
@@ -849,7 +856,7 @@ Node Reader::getNode(const OJson &j, const std::string &path, const RankList *en
       for (auto it = params->begin(); it != params->end(); ++it) {
         const std::string kp = at(pp, it.key());
         Param p{it.key(), getElastic(it.value(), kp, node.ranks, loopDepth)};
-        checkReference(p, kp);
+        checkReference(p, kp, loopDepth);
         ev.params.push_back(std::move(p));
       }
     }
@@ -1025,7 +1032,9 @@ Trace Reader::read(const std::string &text) {
         if (text) {
           fp.text = getString(*text, at(kp, "text"));
         } else {
-          fp.field = getExpr(*field, at(kp, "field"), 0);
+          // Loop indices are those of the calls that use the file (checked there).
+          fp.field = getExpr(*field, at(kp, "field"), kMaxFileLoopDepth);
+          fileLoopDepth_[f.id] = std::max(fileLoopDepth_[f.id], fp.field->loopDepthUsed());
           if (const OJson *w = optional(part, "width"))
             fp.width = uint32_t(getInt(*w, at(kp, "width"), 0, 64));
         }

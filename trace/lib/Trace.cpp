@@ -62,15 +62,16 @@ Param *Event::param(std::string_view name) {
   return nullptr;
 }
 
-std::optional<std::string> FileEntry::nameFor(int64_t rank, int64_t nranks) const {
+std::optional<std::string> FileEntry::nameFor(int64_t rank, int64_t nranks, std::span<const int64_t> indices) const {
   std::string out;
   for (const auto &part : name) {
     if (!part.field) {
       out += part.text;
       continue;
     }
-    int64_t raw[1] = {0};
-    auto v = part.field->evaluate({rank, nranks, std::span<const int64_t>(raw, 0)});
+    if (part.field->loopDepthUsed() > indices.size())
+      return std::nullopt;
+    auto v = part.field->evaluate({rank, nranks, indices});
     if (!v)
       return std::nullopt;
     std::string digits = std::to_string(*v < 0 ? -*v : *v);
@@ -104,6 +105,14 @@ std::string fieldStr(const Expr &field) {
 }
 
 } // namespace
+
+uint32_t FileEntry::loopDepthUsed() const {
+  uint32_t depth = 0;
+  for (const auto &part : name)
+    if (part.field)
+      depth = std::max(depth, part.field->loopDepthUsed());
+  return depth;
+}
 
 std::string FileEntry::formatStr() const {
   std::string out;

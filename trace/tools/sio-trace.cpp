@@ -182,7 +182,7 @@ private:
       return quote(*s);
     const Expr &e = std::get<Expr>(v);
     auto id = e.constantValue();
-    if (id && param == "file") {
+    if (id && isFileParam(param)) {
       if (const FileEntry *f = t_.file(*id))
         return "f" + std::to_string(*id) + " " + quote(f->formatStr());
       return "f" + std::to_string(*id);
@@ -225,7 +225,8 @@ private:
       // Results (bytes moved, error) are shown there too.
       const bool opens = ev.param("file") != nullptr;
       auto isOutput = [&](const std::string &name) {
-        return name == "result" || name == "error" || (opens && (name == "fh" || name == "fd" || name == "stream"));
+        return name == "result" || name == "error" ||
+               (opens && (name == "fh" || name == "fd" || name == "stream" || name == "dir"));
       };
       layer_ = ev.layer;
       line += ev.op + "(";

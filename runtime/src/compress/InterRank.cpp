@@ -21,7 +21,7 @@ using detail::monomialExpr;
 using detail::sameStructure;
 
 std::optional<TableKind> tableOfParam(std::string_view name) {
-  if (name == "file")
+  if (isFileParam(name))
     return TableKind::Files;
   if (name == "datatype" || name == "etype" || name == "filetype")
     return TableKind::Datatypes;
@@ -377,20 +377,56 @@ void fitAcrossRanks(ElasticValue &value, int64_t nranks) {
 
 // ------------------------------------------------------ file name formats ----
 
+/// A piece of a file name: literal text that is all digits or has none, or
+/// a field of an entry that already is a format (loop-index fields of a rank).
 struct NameToken {
-  bool digits;
+  enum class Kind { Text, Digits, Field } kind;
   std::string text;
+  std::optional<Expr> field;
+  uint32_t width = 0;
 };
 
-std::vector<NameToken> tokenize(const std::string &name) {
-  std::vector<NameToken> tokens;
-  for (char c : name) {
-    bool d = std::isdigit(static_cast<unsigned char>(c)) != 0;
-    if (tokens.empty() || tokens.back().digits != d)
-      tokens.push_back({d, {}});
+void appendText(std::vector<NameToken> &tokens, const std::string &text) {
+  for (char c : text) {
+    auto kind = std::isdigit(static_cast<unsigned char>(c)) ? NameToken::Kind::Digits : NameToken::Kind::Text;
+    if (tokens.empty() || tokens.back().kind != kind)
+      tokens.push_back({kind, {}, std::nullopt, 0});
     tokens.back().text += c;
   }
+}
+
+std::vector<NameToken> tokenize(const FileEntry &f) {
+  std::vector<NameToken> tokens;
+  for (const FileNamePart &p : f.name) {
+    if (p.field)
+      tokens.push_back({NameToken::Kind::Field, {}, p.field, p.width});
+    else
+      appendText(tokens, p.text);
+  }
   return tokens;
+}
+
+/// The name with rank fields evaluated and loop-index fields kept symbolic:
+/// two entries name the same files on `rank` exactly when these are equal.
+std::optional<std::string> rankKey(const FileEntry &f, int64_t rank, int64_t nranks) {
+  std::string key;
+  for (const FileNamePart &p : f.name) {
+    if (!p.field) {
+      key += p.text;
+      continue;
+    }
+    Expr field = bindRank(*p.field, rank);
+    if (field.loopDepthUsed() > 0) {
+      key += "\x01" + field.str() + ":" + std::to_string(p.width) + "\x01";
+      continue;
+    }
+    FileEntry one{0, {FileNamePart{"", field, p.width}}};
+    auto digits = one.nameFor(rank, nranks);
+    if (!digits)
+      return std::nullopt;
+    key += *digits;
+  }
+  return key;
 }
 
 /// value = a + b*floor(rank/k) for the group size k the data suggests.
@@ -429,18 +465,29 @@ std::optional<Expr> fitRankGroups(const std::vector<RankPoint> &points) {
   return std::nullopt;
 }
 
-/// One format for the names ranks use, if they differ only in integer
-/// fields that are exact functions of rank (checked by regenerating them).
-std::optional<FileEntry> fileFormat(const std::vector<std::pair<int64_t, std::string>> &names, int64_t nranks) {
+std::optional<Expr> fitRankField(const std::vector<RankPoint> &points, int64_t nranks) {
+  auto field = fitRankModel(points, nranks);
+  if (!field || !field->dependsOnRank())
+    if (auto grouped = fitRankGroups(points))
+      field = grouped;
+  return field;
+}
+
+/// One format for the names ranks use (each a literal name, or a format in
+/// loop indices built by formatLoopFileNames), if they differ only in
+/// integer fields that are exact functions of rank (checked by regenerating
+/// them rank by rank).
+std::optional<FileEntry> fileFormat(const std::vector<std::pair<int64_t, const FileEntry *>> &names, int64_t nranks) {
   std::vector<std::vector<NameToken>> tokens;
-  for (const auto &[r, name] : names)
-    tokens.push_back(tokenize(name));
+  for (const auto &[r, entry] : names)
+    tokens.push_back(tokenize(*entry));
   const auto &t0 = tokens.front();
   for (const auto &t : tokens) {
     if (t.size() != t0.size())
       return std::nullopt;
     for (size_t k = 0; k < t.size(); ++k)
-      if (t[k].digits != t0[k].digits || (!t[k].digits && t[k].text != t0[k].text))
+      if (t[k].kind != t0[k].kind || (t[k].kind == NameToken::Kind::Text && t[k].text != t0[k].text) ||
+          (t[k].kind == NameToken::Kind::Field && t[k].width != t0[k].width))
         return std::nullopt;
   }
   FileEntry entry;
@@ -450,6 +497,28 @@ std::optional<FileEntry> fileFormat(const std::vector<std::pair<int64_t, std::st
     entry.name.back().text += text;
   };
   for (size_t k = 0; k < t0.size(); ++k) {
+    if (t0[k].kind == NameToken::Kind::Field) {
+      // Loop-index fields: each polynomial coefficient a function of rank
+      // (`<i0>` everywhere, or `<100*rank + i0>` from `<300 + i0>` on rank 3).
+      std::set<Monomial> monomials;
+      for (const auto &t : tokens)
+        for (const auto &[m, c] : t[k].field->terms())
+          monomials.insert(m);
+      Expr field;
+      for (const Monomial &m : monomials) {
+        std::vector<RankPoint> points;
+        for (size_t i = 0; i < tokens.size(); ++i) {
+          auto it = tokens[i][k].field->terms().find(m);
+          points.push_back({names[i].first, it == tokens[i][k].field->terms().end() ? Rational(0) : it->second});
+        }
+        auto c = fitRankField(points, nranks);
+        if (!c)
+          return std::nullopt;
+        field = field + *c * monomialExpr(m);
+      }
+      entry.name.push_back({"", field, t0[k].width});
+      continue;
+    }
     bool same = std::all_of(tokens.begin(), tokens.end(), [&](const auto &t) { return t[k].text == t0[k].text; });
     if (same) {
       literal(t0[k].text);
@@ -466,9 +535,7 @@ std::optional<FileEntry> fileFormat(const std::vector<std::pair<int64_t, std::st
       leadingZero = leadingZero || (digits.size() > 1 && digits[0] == '0');
       points.push_back({names[i].first, Rational(std::stoll(digits))});
     }
-    auto field = fitRankModel(points, nranks);
-    if (!field || !field->dependsOnRank())
-      field = fitRankGroups(points);
+    auto field = fitRankField(points, nranks);
     if (!field)
       return std::nullopt;
     FileNamePart part;
@@ -476,21 +543,159 @@ std::optional<FileEntry> fileFormat(const std::vector<std::pair<int64_t, std::st
     part.width = sameWidth && leadingZero ? static_cast<uint32_t>(width) : 0;
     entry.name.push_back(std::move(part));
   }
-  for (const auto &[r, name] : names)
-    if (entry.nameFor(r, nranks) != name)
+  for (const auto &[r, name] : names) {
+    auto key = rankKey(entry, r, nranks);
+    if (!key || key != rankKey(*name, r, nranks))
       return std::nullopt;
+  }
   return entry;
 }
 
-std::optional<std::string> literalName(const FileEntry &f) {
-  std::string name;
-  for (const FileNamePart &p : f.name) {
-    if (p.field)
-      return std::nullopt;
-    name += p.text;
+/// Per rank, before the merge: a file parameter that takes a different file
+/// in each iteration of the loops around it (its id is a function of the
+/// loop indices) becomes one entry whose name has fields in those indices,
+/// when the names differ only in integers that are affine in the indices
+/// (`dir.3/file.3.<i0>`, `ckpt_<i0:04>/part_<i1>`).
+class LoopFileNamer {
+public:
+  LoopFileNamer(Trace &t, int64_t rank) : t_(t), rank_(rank) {
+    for (const FileEntry &f : t_.files)
+      index_.emplace(contentKey(f), f.id);
   }
-  return name;
-}
+
+  void visit(std::vector<Node> &nodes, std::vector<const Expr *> &counts) {
+    for (Node &node : nodes) {
+      if (node.isLoop()) {
+        const Expr *n = std::get_if<Expr>(&detail::soleValue(node.loop().iterations));
+        if (!n)
+          continue;
+        counts.push_back(n);
+        visit(node.loop().body, counts);
+        counts.pop_back();
+        continue;
+      }
+      for (Param &p : node.event().params) {
+        if (!isFileParam(p.name) || p.value.entries().size() != 1)
+          continue;
+        const Expr *id = std::get_if<Expr>(&p.value.entries()[0].value);
+        if (!id || id->constantValue() || id->loopDepthUsed() == 0)
+          continue;
+        if (auto format = formatFor(*id, counts))
+          p.value.entries()[0].value = Expr(*format);
+      }
+    }
+  }
+
+private:
+  static constexpr size_t kMaxSamples = size_t(1) << 20;
+
+  std::optional<int64_t> formatFor(const Expr &id, const std::vector<const Expr *> &counts) {
+    // Every index tuple of the loops around the call, outermost first.
+    std::vector<std::vector<int64_t>> tuples;
+    std::vector<const FileEntry *> files;
+    std::vector<int64_t> idx;
+    bool ok = true;
+    std::function<void(size_t)> walk = [&](size_t d) {
+      if (!ok)
+        return;
+      if (d == counts.size()) {
+        auto v = id.evaluate({rank_, t_.header.nranks, idx});
+        const FileEntry *f = v ? t_.file(*v) : nullptr;
+        if (!f || f->loopDepthUsed() > 0 || tuples.size() >= kMaxSamples) {
+          ok = false;
+          return;
+        }
+        tuples.push_back(idx);
+        files.push_back(f);
+        return;
+      }
+      auto n = counts[d]->evaluate({rank_, t_.header.nranks, idx});
+      if (!n) {
+        ok = false;
+        return;
+      }
+      for (int64_t i = 0; i < *n && ok; ++i) {
+        idx.push_back(i);
+        walk(d + 1);
+        idx.pop_back();
+      }
+    };
+    walk(0);
+    if (!ok || tuples.empty())
+      return std::nullopt;
+    std::vector<std::vector<NameToken>> tokens;
+    for (const FileEntry *f : files)
+      tokens.push_back(tokenize(*f));
+    const auto &t0 = tokens.front();
+    for (const auto &t : tokens) {
+      if (t.size() != t0.size())
+        return std::nullopt;
+      for (size_t k = 0; k < t.size(); ++k)
+        if (t[k].kind != t0[k].kind || (t[k].kind != NameToken::Kind::Digits && t[k].text != t0[k].text))
+          return std::nullopt;
+    }
+    std::vector<Expr> variables;
+    for (size_t d = 0; d < counts.size(); ++d)
+      variables.push_back(Expr::loopIndex(static_cast<uint32_t>(d)));
+    FileEntry entry;
+    auto literal = [&](const std::string &text) {
+      if (entry.name.empty() || entry.name.back().field)
+        entry.name.push_back({});
+      entry.name.back().text += text;
+    };
+    for (size_t k = 0; k < t0.size(); ++k) {
+      if (std::all_of(tokens.begin(), tokens.end(), [&](const auto &t) { return t[k].text == t0[k].text; })) {
+        literal(t0[k].text);
+        continue;
+      }
+      size_t width = t0[k].text.size();
+      bool sameWidth = true, leadingZero = false;
+      std::vector<Rational> ys;
+      for (const auto &t : tokens) {
+        if (t[k].text.size() > 18)
+          return std::nullopt;
+        sameWidth = sameWidth && t[k].text.size() == width;
+        leadingZero = leadingZero || (t[k].text.size() > 1 && t[k].text[0] == '0');
+        ys.push_back(Rational(std::stoll(t[k].text)));
+      }
+      // Fit on a few samples (the first ones pin every index), check on all.
+      std::vector<std::vector<Rational>> xs;
+      std::vector<Rational> fitYs;
+      for (size_t s = 0; s < tuples.size(); s += std::max<size_t>(1, tuples.size() / 64)) {
+        xs.emplace_back(tuples[s].begin(), tuples[s].end());
+        fitYs.push_back(ys[s]);
+      }
+      for (size_t s = 0; s < std::min<size_t>(tuples.size(), 2 * counts.size() + 2); ++s) {
+        xs.emplace_back(tuples[s].begin(), tuples[s].end());
+        fitYs.push_back(ys[s]);
+      }
+      auto field = sio::trace::fitAffineExpr(variables, xs, fitYs);
+      if (!field)
+        return std::nullopt;
+      entry.name.push_back({"", *field, sameWidth && leadingZero ? static_cast<uint32_t>(width) : 0});
+    }
+    for (size_t s = 0; s < tuples.size(); ++s) {
+      std::string expected;
+      for (const FileNamePart &part : files[s]->name)
+        expected += part.text;
+      if (entry.nameFor(rank_, t_.header.nranks, tuples[s]) != expected)
+        return std::nullopt;
+    }
+    auto [it, inserted] = index_.try_emplace(contentKey(entry), 0);
+    if (inserted) {
+      int64_t next = 0;
+      for (const FileEntry &f : t_.files)
+        next = std::max(next, f.id + 1);
+      entry.id = it->second = next;
+      t_.files.push_back(std::move(entry));
+    }
+    return it->second;
+  }
+
+  Trace &t_;
+  int64_t rank_;
+  std::map<std::string, int64_t> index_;
+};
 
 struct Finalizer {
   Trace &trace;
@@ -504,18 +709,17 @@ struct Finalizer {
   void unifyFileNames(ElasticValue &value) {
     if (value.entries().size() < 2)
       return;
-    std::vector<std::pair<int64_t, std::string>> names;
+    std::vector<std::pair<int64_t, const FileEntry *>> names;
     for (const ElasticEntry &e : value.entries()) {
       const Expr *x = std::get_if<Expr>(&e.value);
       auto id = x ? x->constantValue() : std::nullopt;
       const FileEntry *f = id ? trace.file(*id) : nullptr;
-      auto name = f ? literalName(*f) : std::nullopt;
-      if (!name)
+      if (!f)
         return;
       for (int64_t r : e.ranks.ranks())
-        names.emplace_back(r, *name);
+        names.emplace_back(r, f);
     }
-    std::sort(names.begin(), names.end());
+    std::sort(names.begin(), names.end(), [](const auto &x, const auto &y) { return x.first < y.first; });
     auto format = fileFormat(names, trace.header.nranks);
     if (!format)
       return;
@@ -708,6 +912,13 @@ Trace mergeTraces(Trace a, Trace b) {
     remapBody(b.body, remapB);
   out.body = mergeBodies(std::move(a.body), std::move(b.body));
   return out;
+}
+
+void formatLoopFileNames(Trace &t, int64_t rank) {
+  LoopFileNamer namer(t, rank);
+  std::vector<const Expr *> counts;
+  namer.visit(t.body, counts);
+  Finalizer(t).compactFiles();
 }
 
 void finalizeMerged(Trace &t) {

@@ -16,8 +16,9 @@
 // are united by identity instead (creation site and serial, see
 // sio::trace::ObjectEntry): one entry whose differing fields become exact
 // functions of rank (or rank-indexed tables). finalizeMerged then turns
-// per-rank file names that differ in one integer field into a format
-// (`file_<rank>`, `file_<rank/4>`, zero-padded `out_<rank:04>`).
+// per-rank file names that differ in integer fields into a format
+// (`file_<rank>`, `file_<rank/4>`, zero-padded `out_<rank:04>`), also when the
+// per-rank entries already have loop-index fields (`dir.<rank>/f.<i0>`).
 #pragma once
 
 #include "sio/trace/Trace.h"
@@ -32,6 +33,14 @@ enum class TableKind { Files, Datatypes, Comms, Infos };
 
 /// Which table a parameter of this name indexes, if any.
 std::optional<TableKind> tableOfParam(std::string_view paramName);
+
+/// Per rank, before the merge (the body as IntraRankCompressor::finish gives
+/// it, file ids in the rank's table of literal names): a file parameter that
+/// names a different file in each iteration (`dir.3/file.3.0`, `.1`, ...)
+/// becomes one entry whose name has fields affine in the loop indices
+/// (`dir.3/file.3.<i0>`), so the table holds one entry per name format, not
+/// one per file; entries no call refers to any more are dropped.
+void formatLoopFileNames(sio::trace::Trace &t, int64_t rank);
 
 /// Merges two traces of the same program taken on disjoint rank sets. Equal
 /// structure becomes one node with the union rank list; differing values

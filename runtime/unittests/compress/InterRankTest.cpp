@@ -187,6 +187,77 @@ TEST(InterRank, SharedFileStaysOneLiteralName) {
   EXPECT_EQ(mergedFileFormat(8, [](int64_t) { return "shared_2024.dat"; }), "shared_2024.dat");
 }
 
+/// A metadata benchmark per rank: mkdir dir.<r>, then in a loop one file
+/// per iteration, named by `nameOf(r, i)`, created and stat'ed. The rank's
+/// table lists the directory and then every file, as capture builds it.
+Trace loopFilesTrace(int64_t n, const std::function<std::string(int64_t, int64_t)> &nameOf, int64_t files = 6) {
+  std::vector<RankRun> runs;
+  for (int64_t r = 0; r < n; ++r) {
+    auto program = [&](Recorder &rec, int64_t, int64_t) {
+      rec.event(makeFlat("mkdir", 1, {{"file", 0}, {"mode", 493}}));
+      for (int64_t i = 0; i < files; ++i) {
+        rec.event(makeFlat("open", 2, {{"file", 1 + i}, {"flags", 65}, {"fd", 0}}));
+        rec.event(makeFlat("close", 3, {{"fd", 0}}));
+        rec.event(makeFlat("stat", 4, {{"file", 1 + i}}));
+      }
+    };
+    std::vector<std::string> names = {"dir." + std::to_string(r)};
+    for (int64_t i = 0; i < files; ++i)
+      names.push_back(nameOf(r, i));
+    RankRun run = runRank(r, n, program, names);
+    formatLoopFileNames(run.trace, r);
+    runs.push_back(std::move(run));
+  }
+  std::vector<Trace> level;
+  for (RankRun &r : runs)
+    level.push_back(std::move(r.trace));
+  for (size_t step = 1; step < level.size(); step *= 2)
+    for (size_t k = 0; k + step < level.size(); k += 2 * step)
+      level[k] = mergeTraces(std::move(level[k]), std::move(level[k + step]));
+  finalizeMerged(level[0]);
+  return std::move(level[0]);
+}
+
+TEST(InterRank, LoopFileNamesBecomeOneFormat) {
+  const int64_t n = 8;
+  auto nameOf = [](int64_t r, int64_t i) {
+    return "dir." + std::to_string(r) + "/file." + std::to_string(r) + "." + std::to_string(i);
+  };
+  Trace t = loopFilesTrace(n, nameOf, 12);
+  ASSERT_EQ(t.files.size(), 2u) << "one entry per format, not one per file";
+  EXPECT_EQ(t.files[0].formatStr(), "dir.<rank>");
+  EXPECT_EQ(t.files[1].formatStr(), "dir.<rank>/file.<rank>.<i0>");
+  // Every rank names every file it used, at every iteration.
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t i = 0; i < 12; ++i) {
+      std::vector<int64_t> idx = {i};
+      EXPECT_EQ(t.files[1].nameFor(r, n, idx), nameOf(r, i));
+    }
+  ASSERT_EQ(t.body.size(), 2u);
+  const Loop &loop = t.body[1].loop();
+  EXPECT_EQ(std::get<Expr>(value(loop.body[0], "file")), Expr(t.files[1].id));
+  EXPECT_EQ(std::get<Expr>(value(loop.body[2], "file")), Expr(t.files[1].id));
+}
+
+TEST(InterRank, LoopFileNamesZeroPaddedAndStrided) {
+  auto nameOf = [](int64_t r, int64_t i) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "ckpt_%04d/part_%d", static_cast<int>(10 * i + 5), static_cast<int>(r));
+    return std::string(buf);
+  };
+  Trace t = loopFilesTrace(4, nameOf);
+  ASSERT_EQ(t.files.size(), 2u);
+  EXPECT_EQ(t.files[1].formatStr(), "ckpt_<10*i0 + 5:04>/part_<rank>");
+}
+
+TEST(InterRank, LoopFileNamesThatFollowNoModelKeepTheirEntries) {
+  // i*i is not affine in the index: the files stay one entry each.
+  Trace t = loopFilesTrace(2, [](int64_t r, int64_t i) {
+    return "dir." + std::to_string(r) + "/sq." + std::to_string(i * i);
+  });
+  EXPECT_GT(t.files.size(), 6u);
+}
+
 TEST(InterRank, RotatedRankModelIsFitted) {
   auto program = [](Recorder &rec, int64_t r, int64_t n) { rec.write(((r + 1) % n) * 64); };
   std::vector<RankRun> runs;

@@ -92,7 +92,7 @@ ExportStats writeChromeTrace(std::ostream &out, const Trace &trace, const Export
         out << "," << jsonString(p.name) << ":" << jsonString(paramText(trace, c, p));
       if (c.file)
         if (const FileEntry *f = trace.file(*c.file))
-          if (auto name = f->nameFor(r, nranks))
+          if (auto name = f->nameFor(r, nranks, c.indices))
             out << ",\"path\":" << jsonString(*name);
       if (c.offset)
         out << ",\"position\":" << *c.offset;

@@ -192,9 +192,9 @@ std::string paramText(const Trace &trace, const Call &call, const Param &param) 
   auto x = evalValue(param.value, call.env(trace.header.nranks));
   if (!x)
     return std::get<Expr>(*v).str();
-  if (param.name == "file")
+  if (isFileParam(param.name))
     if (const FileEntry *f = trace.file(*x))
-      if (auto name = f->nameFor(call.rank, trace.header.nranks))
+      if (auto name = f->nameFor(call.rank, trace.header.nranks, call.indices))
         return *name;
   return std::to_string(*x);
 }

@@ -54,6 +54,11 @@ struct ExtrapOptions {
   size_t minInputs = 4; ///< distinct rank counts required
   /// Called with one line per timing fit (event, model, relative error).
   std::function<void(const std::string &)> verbose;
+  /// `--path-map OLD=NEW`: file names of the inputs that start with OLD are
+  /// read as starting with NEW (longest OLD first), so that traces taken in
+  /// per-run directories (`/scratch/run4/out`, `/scratch/run8/out`) name the
+  /// same files.
+  std::vector<std::pair<std::string, std::string>> pathMaps;
 };
 
 /// Why extrapolation failed: names the event (site, source location), the
@@ -62,6 +67,9 @@ class ExtrapError : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
 };
+
+/// Applies `--path-map` rules (ExtrapOptions::pathMaps) to a trace's file names.
+void mapPaths(sio::trace::Trace &trace, const std::vector<std::pair<std::string, std::string>> &maps);
 
 /// Extrapolates `inputs` (any order) to `options.targetRanks`.
 sio::trace::Trace extrapolate(std::vector<sio::trace::Trace> inputs, const ExtrapOptions &options);

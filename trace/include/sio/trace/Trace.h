@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -135,21 +136,29 @@ struct LoopInfo {
 /// at least `width` digits (zero-padded), e.g. `out_<rank/4>`.
 struct FileNamePart {
   std::string text;          ///< used when field is empty
-  std::optional<Expr> field; ///< integer field: a function of rank / nranks
+  std::optional<Expr> field; ///< integer field: a function of rank, nranks and loop indices
   uint32_t width = 0;
   friend bool operator==(const FileNamePart &, const FileNamePart &) = default;
 };
 
-/// A file the run touched. `name` is a format: the same for every rank (N-to-1)
-/// or with a rank-dependent field (N-to-N, N-to-N/n).
+/// A file the run touched. `name` is a format: the same for every rank (N-to-1),
+/// with a rank-dependent field (N-to-N, N-to-N/n), and/or with fields in the
+/// indices of the loops around the calls that use it (`dir.<rank>/f.<i0>`).
 struct FileEntry {
   int64_t id = 0;
   std::vector<FileNamePart> name;
-  /// The concrete name a rank uses; nullopt if a field does not evaluate.
-  std::optional<std::string> nameFor(int64_t rank, int64_t nranks) const;
+  /// The concrete name a rank uses at these loop indices (outermost first);
+  /// nullopt if a field does not evaluate (or needs an index not given).
+  std::optional<std::string> nameFor(int64_t rank, int64_t nranks, std::span<const int64_t> indices = {}) const;
+  /// Loop indices the fields use: 0 when the name depends on no loop.
+  uint32_t loopDepthUsed() const;
   std::string formatStr() const; ///< "data/out_<rank/4:04>"
   friend bool operator==(const FileEntry &, const FileEntry &) = default;
 };
+
+/// Parameters that name an entry of the files table: `file` (every call that
+/// takes a path) and `newfile` (the second path of rename/renameat).
+inline bool isFileParam(std::string_view name) { return name == "file" || name == "newfile"; }
 
 /// A described MPI object: datatype (structurally, e.g. kind "vector" with
 /// fields count/blocklength/stride/oldtype), communicator (kind "world",
