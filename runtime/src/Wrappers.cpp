@@ -70,7 +70,6 @@ template <class R> int64_t retValue(R r) {
     return int64_t(r);
 }
 
-<<<<<<< HEAD
 /// A POSIX/stdio return value that means failure (errno is set).
 template <class R> bool failedCall(R r) {
   if constexpr (std::is_pointer_v<R>)
@@ -81,7 +80,6 @@ template <class R> bool failedCall(R r) {
     return false;
 }
 
-=======
 /// Metadata calls (stat family, access, mkdir, directory streams, ...).
 constexpr bool isMetadataOp(std::string_view op) {
   for (std::string_view m : {"stat", "lstat", "fstat", "fstatat", "statx", "access", "faccessat", "mkdir", "mkdirat",
@@ -101,7 +99,6 @@ constexpr bool kMetadataCall[] = {
 #include "sio/IoCalls.def"
 };
 
->>>>>>> files
 /// The body of every wrapper.
 template <CallId ID, Layer L, class RK, class Fn, class... As>
 __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
