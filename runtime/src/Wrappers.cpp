@@ -99,6 +99,15 @@ constexpr bool kMetadataCall[] = {
 #include "sio/IoCalls.def"
 };
 
+/// Per CallId: a call whose NULL return may mean "no more" rather than an
+/// error (readdir at the end of the directory leaves errno alone), told apart
+/// the POSIX way: errno cleared before the call, nonzero after it only on an
+/// error. The application's errno is restored when it was not an error.
+constexpr bool kNullMayBeEnd[] = {
+#define SIO_IO_CALL(NAME, LAYER, OP, ...) std::string_view(#OP) == "readdir",
+#include "sio/IoCalls.def"
+};
+
 /// The body of every wrapper.
 template <CallId ID, Layer L, class RK, class Fn, class... As>
 __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
@@ -164,13 +173,17 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
     if (L == Layer::MPIIO)
       ++ts.mpiioOpen;
   }
-  *errnoPtr = savedErrno;
+  constexpr bool kEndIsNull = kNullMayBeEnd[static_cast<size_t>(ID)];
+  *errnoPtr = kEndIsNull ? 0 : savedErrno;
   // Calls that are not recorded (a descriptor whose open was not, MPICH's own
   // housekeeping) pay for no clock reads.
   uint64_t t0 = ok ? ticks() : 0;
   auto r = callReal(real, As::Kind::pass(c, as.value)...);
   uint64_t t1 = ok ? ticks() : 0;
   int err = *errnoPtr;
+  const bool endNotError = kEndIsNull && err == 0;
+  if (endNotError)
+    err = savedErrno;
   if constexpr (kMpi) {
     --ts.depth;
     if (L == Layer::MPIIO)
@@ -190,7 +203,7 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
     if constexpr (kMpi) {
       if (c.ret != MPI_SUCCESS)
         rec->add("error", pk::mpiErrorClass(int(c.ret)));
-    } else if (failedCall(r)) {
+    } else if (failedCall(r) && !endNotError) {
       rec->add("error", err);
     }
     rec->t0 = t0;
