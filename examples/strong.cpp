@@ -29,6 +29,10 @@ int main(int argc, char **argv) {
     MPI_File_write_at(fh, offset, buffer.data(), share, MPI_BYTE, MPI_STATUS_IGNORE);
   }
   MPI_Barrier(MPI_COMM_WORLD);
+  // The reads below reach 320*nranks bytes: the file is made long enough, so
+  // every read gets its 64 bytes at every rank count (the trace records what
+  // each call moved; a read past the end would move nothing).
+  MPI_File_set_size(fh, static_cast<MPI_Offset>(320) * nranks + 960 * steps);
   for (int i = 0; i < 5; i++) {
     MPI_Offset offset = static_cast<MPI_Offset>(rank) * 320 + 64 * i;
     MPI_File_read_at(fh, offset, buffer.data(), 64, MPI_BYTE, MPI_STATUS_IGNORE);
