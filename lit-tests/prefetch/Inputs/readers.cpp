@@ -208,9 +208,15 @@ void vector(MPI_File fh, bool nonblocking) {
 }
 
 // Another rank rewrites the file between two passes of simple strided reads,
-// with the MPI consistency steps (sync, barrier, sync): the new bytes are seen.
+// with the MPI consistency steps (sync, barrier, sync) before and after the
+// write: the new bytes are seen.
 void rewrite(MPI_File fh, int64_t size) {
   simple(fh, 0);
+  // Every rank has finished its first pass before the writer starts (without
+  // this, a rank still in its first pass under load reads the new bytes).
+  MPI_File_sync(fh);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_File_sync(fh);
   const int writer = nranks - 1;
   if (rank == writer) {
     std::vector<unsigned char> buf(static_cast<size_t>(size));
