@@ -429,6 +429,7 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr) 
     std::vector<MPI_Offset> st, cnt, str;
     char *buf;
     int round;
+    int sameAs; ///< a read identical to an earlier one: copied from it after the I/O
   };
   std::vector<std::vector<char>> replyTo(P);
   std::vector<std::vector<Work>> work(m.k);
@@ -455,7 +456,8 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr) 
               std::vector<MPI_Offset>(d + 5 + nd, d + 5 + 2 * nd),
               std::vector<MPI_Offset>(d + 5 + 2 * nd, d + 5 + 3 * nd),
               nullptr,
-              0};
+              0,
+              -1};
       int p = int(d[2]);
       w += size_t(5 + 3 * nd);
       size_t bytes = size_t(elements(wk.cnt)) * size_t(kTypeSize[wk.type]);
@@ -486,8 +488,17 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr) 
     auto &list = work[p];
     int rounds = 0;
     for (size_t i = 0; i < list.size(); ++i) {
+      // Every rank reading the same piece (a whole array, say) is read once.
+      if (!list[i].write)
+        for (size_t j = 0; j < i && list[i].sameAs < 0; ++j)
+          if (!list[j].write && list[j].sameAs < 0 && list[j].varid == list[i].varid &&
+              list[j].type == list[i].type && list[j].st == list[i].st && list[j].cnt == list[i].cnt &&
+              list[j].str == list[i].str)
+            list[i].sameAs = int(j);
+      if (list[i].sameAs >= 0)
+        continue;
       for (size_t j = 0; j < i; ++j)
-        if (list[j].round >= list[i].round && overlaps(list[i], list[j]))
+        if (list[j].sameAs < 0 && list[j].round >= list[i].round && overlaps(list[i], list[j]))
           list[i].round = list[j].round + 1;
       rounds = std::max(rounds, list[i].round + 1);
     }
@@ -495,7 +506,7 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr) 
     for (int round = 0; round < rounds; ++round) {
       std::vector<int> ids;
       for (auto &wk : list) {
-        if (wk.round != round)
+        if (wk.round != round || wk.sameAs >= 0)
           continue;
         const PVar &v = m.vars.at(wk.varid);
         MPI_Offset n = elements(wk.cnt);
@@ -517,6 +528,9 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr) 
         if (x != NC_NOERR && err == NC_NOERR)
           err = x;
     }
+    for (auto &wk : list)
+      if (wk.sameAs >= 0)
+        std::memcpy(wk.buf, list[size_t(wk.sameAs)].buf, size_t(elements(wk.cnt)) * size_t(kTypeSize[wk.type]));
   }
 
   // 5. the data of reads, delegate -> requester.

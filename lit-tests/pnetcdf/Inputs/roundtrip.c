@@ -106,7 +106,8 @@ static void write_all(int ncid, const Vars *v) {
     for (MPI_Offset b = st[1]; b < st[1] + ct[1]; ++b)
       for (int e = 0; e < UZ * UY * UX; ++e)
         db[n++] = value(2, (a * UB + b) * UZ * UY * UX + e);
-  CHECK(ncmpi_put_vara_double_all(ncid, v->unknowns, st, ct, db));
+  int req[3 + RT], sts[3 + RT];
+  CHECK(ncmpi_iput_vara_double(ncid, v->unknowns, st, ct, db, &req[2 + RT]));
 
   // S3D: 3-D decomposition of (z, y, x), all of the first dimension; u nonblocking.
   int sd3[3] = {0, 0, 0};
@@ -117,17 +118,17 @@ static void write_all(int ncid, const Vars *v) {
   block(SY, sd3[1], c[1], &st[2], &ct[2]);
   block(SX, sd3[2], c[2], &st[3], &ct[3]);
   float *fb = malloc(sizeof(float) * S3 * SZ * SY * SX);
+  double *yb = malloc(sizeof(double) * S3 * SZ * SY * SX);
   n = 0;
   for (int a = 0; a < S3; ++a)
     for (MPI_Offset i = st[1]; i < st[1] + ct[1]; ++i)
       for (MPI_Offset j = st[2]; j < st[2] + ct[2]; ++j)
         for (MPI_Offset k = st[3]; k < st[3] + ct[3]; ++k) {
           long idx = ((a * SZ + i) * SY + j) * SX + k;
-          db[n] = value(3, idx);
+          yb[n] = value(3, idx);
           fb[n++] = (float)value(4, idx);
         }
-  int req[2 + RT], sts[2 + RT];
-  CHECK(ncmpi_iput_vara_double(ncid, v->yspecies, st, ct, db, &req[0]));
+  CHECK(ncmpi_iput_vara_double(ncid, v->yspecies, st, ct, yb, &req[0]));
   CHECK(ncmpi_iput_vara_float(ncid, v->u, st, ct, fb, &req[1]));
 
   // A record variable, one nonblocking write per record, rows cut among the ranks.
@@ -142,10 +143,10 @@ static void write_all(int ncid, const Vars *v) {
         rb[n++] = (float)value(5, (t * RY + j) * RX + k);
     CHECK(ncmpi_iput_vara_float(ncid, v->rec, rs, rc, at, &req[2 + t]));
   }
-  CHECK(ncmpi_wait_all(ncid, 2 + RT, req, sts));
-  for (int i = 0; i < 2 + RT; ++i)
+  CHECK(ncmpi_wait_all(ncid, 3 + RT, req, sts));
+  for (int i = 0; i < 3 + RT; ++i)
     CHECK(sts[i]);
-  free(rb);
+  free(rb), free(yb);
 
   // vars: rank r writes rows r, r + P, r + 2P, ... (interleaved over every partition).
   short *sb = malloc(sizeof(short) * TY * TX);
