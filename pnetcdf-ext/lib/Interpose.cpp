@@ -395,8 +395,8 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr) 
     sendDesc.insert(sendDesc.end(), descTo[r].begin(), descTo[r].end());
   }
   recvDesc.resize(size_t(rtot));
-  MPI_Alltoallv(sendDesc.data(), sc.data(), sd.data(), MPI_INT64_T, recvDesc.data(), rc.data(), rd.data(),
-                MPI_INT64_T, m.comm);
+  MPI_Alltoallv(sendDesc.data(), sc.data(), sd.data(), MPI_INT64_T, recvDesc.data(), rc.data(), rd.data(), MPI_INT64_T,
+                m.comm);
 
   // 3. the data of writes, requester -> delegate.
   std::vector<std::vector<char>> dataFrom(P);
@@ -491,9 +491,8 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr) 
       // Every rank reading the same piece (a whole array, say) is read once.
       if (!list[i].write)
         for (size_t j = 0; j < i && list[i].sameAs < 0; ++j)
-          if (!list[j].write && list[j].sameAs < 0 && list[j].varid == list[i].varid &&
-              list[j].type == list[i].type && list[j].st == list[i].st && list[j].cnt == list[i].cnt &&
-              list[j].str == list[i].str)
+          if (!list[j].write && list[j].sameAs < 0 && list[j].varid == list[i].varid && list[j].type == list[i].type &&
+              list[j].st == list[i].st && list[j].cnt == list[i].cnt && list[j].str == list[i].str)
             list[i].sameAs = int(j);
       if (list[i].sameAs >= 0)
         continue;
@@ -511,10 +510,10 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr) 
         const PVar &v = m.vars.at(wk.varid);
         MPI_Offset n = elements(wk.cnt);
         int nreq = NC_REQ_NULL;
-        int e = wk.write ? REAL(ncmpi_iput_vars)(part.ncid, v.partVarid[p], wk.st.data(), wk.cnt.data(),
-                                                 wk.str.data(), wk.buf, n, kTypes[wk.type], &nreq)
-                         : REAL(ncmpi_iget_vars)(part.ncid, v.partVarid[p], wk.st.data(), wk.cnt.data(),
-                                                 wk.str.data(), wk.buf, n, kTypes[wk.type], &nreq);
+        int e = wk.write ? REAL(ncmpi_iput_vars)(part.ncid, v.partVarid[p], wk.st.data(), wk.cnt.data(), wk.str.data(),
+                                                 wk.buf, n, kTypes[wk.type], &nreq)
+                         : REAL(ncmpi_iget_vars)(part.ncid, v.partVarid[p], wk.st.data(), wk.cnt.data(), wk.str.data(),
+                                                 wk.buf, n, kTypes[wk.type], &nreq);
         if (e == NC_NOERR)
           ids.push_back(nreq);
         else if (err == NC_NOERR)
@@ -681,7 +680,8 @@ int createPartitions(Master &m) {
   std::vector<size_t> chosen(1, 0);
   if (targets.size() > 1) {
     // Each rank probes the targets t with t % size == rank, concurrently.
-    size_t perTarget = size_t(std::max<int64_t>(int64_t(sio::part::kProbeBlock), pendingBytes / 100 / int64_t(targets.size())));
+    size_t perTarget =
+        size_t(std::max<int64_t>(int64_t(sio::part::kProbeBlock), pendingBytes / 100 / int64_t(targets.size())));
     std::vector<double> bw(targets.size(), 0.0), secs(targets.size(), 0.0);
     double t0 = MPI_Wtime();
     for (size_t t = size_t(m.rank); t < targets.size(); t += size_t(m.size)) {
@@ -696,6 +696,7 @@ int createPartitions(Master &m) {
     MPI_Allreduce(MPI_IN_PLACE, &probeTime, 1, MPI_DOUBLE, MPI_MAX, m.comm);
     auto sel = sio::part::selectTargets(bw, m.hints.threshold);
     chosen = sel.selected();
+    std::sort(chosen.begin(), chosen.end()); // partitions go to the selected targets in the listed order
     std::string line = "probe " + std::to_string(targets.size()) + " targets, " + std::to_string(perTarget) +
                        " bytes each, " + std::to_string(probeTime) + " s; selected " + std::to_string(sel.count) +
                        " (threshold " + std::to_string(m.hints.threshold * 100) + "%):";
@@ -827,8 +828,8 @@ int createPartitions(Master &m) {
   // those are all defined above. Agree on the outcome.
   int worst = err;
   MPI_Allreduce(&err, &worst, 1, MPI_INT, MPI_MIN, m.comm);
-  std::string line = "file " + m.path + ": " + std::to_string(m.k) + " partitions, " +
-                     std::to_string(m.vars.size()) + " partitioned variables";
+  std::string line = "file " + m.path + ": " + std::to_string(m.k) + " partitions, " + std::to_string(m.vars.size()) +
+                     " partitioned variables";
   for (int p = 0; p < m.k; ++p)
     line += "\n  partition " + std::to_string(p) + ": " + paths[p];
   report(m, line);
@@ -1401,8 +1402,8 @@ int ncmpi_put_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offse
   SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vara)(ncid, varid, start, count, op, bufcount, buftype))
   return NC_ENOTSUPPORT;
 }
-int ncmpi_get_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, void *ip,
-                   MPI_Offset bufcount, MPI_Datatype buftype) {
+int ncmpi_get_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, void *ip, MPI_Offset bufcount,
+                   MPI_Datatype buftype) {
   SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vara)(ncid, varid, start, count, ip, bufcount, buftype))
   return NC_ENOTSUPPORT;
 }

@@ -148,7 +148,8 @@ void merge(const char *masterPath, const char *outPath) {
       rowElems *= len[size_t(d)];
     MPI_Offset rows = nd > 0 ? len[0] : 1;
     // Bound memory: at most ~64 MiB a step.
-    MPI_Offset perStep = std::max<MPI_Offset>(1, (MPI_Offset(64) << 20) / std::max<MPI_Offset>(1, rowElems * MPI_Offset(esize)));
+    MPI_Offset perStep =
+        std::max<MPI_Offset>(1, (MPI_Offset(64) << 20) / std::max<MPI_Offset>(1, rowElems * MPI_Offset(esize)));
     MPI_Offset mine0 = rows * rank / nprocs, mine1 = rows * (rank + 1) / nprocs;
     MPI_Offset steps = (rows + nprocs - 1) / nprocs;
     steps = (steps + perStep - 1) / perStep;
@@ -169,8 +170,7 @@ void merge(const char *masterPath, const char *outPath) {
       MPI_Offset n = (r1 - r0) * rowElems;
       buf.resize(size_t(std::max<MPI_Offset>(n, 1)) * esize);
       check(ncmpi_get_vara_all(in, v, start.data(), count.data(), buf.data(), n, mt), std::string("reading ") + name);
-      check(ncmpi_put_vara_all(out, v, start.data(), count.data(), buf.data(), n, mt),
-            std::string("writing ") + name);
+      check(ncmpi_put_vara_all(out, v, start.data(), count.data(), buf.data(), n, mt), std::string("writing ") + name);
     }
   }
   check(ncmpi_close(out), "closing the output");

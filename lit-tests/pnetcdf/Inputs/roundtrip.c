@@ -26,11 +26,11 @@ static int rank, nprocs;
   } while (0)
 
 // Global shapes (all divisible by 1, 2, 4 and 8 where blocks are cut).
-enum { CZ = 8, CY = 12, CX = 6 };                  // cube(z, y, x): coll_perf
-enum { UV = 3, UB = 16, UZ = 2, UY = 2, UX = 3 };  // unknowns(var, blk, z, y, x): FLASH-IO
-enum { S3 = 3, SZ = 8, SY = 4, SX = 5 };           // yspecies/u(n, z, y, x): S3D
-enum { RT = 3, RY = 16, RX = 5 };                  // rec(time, y, x)
-enum { TY = 24, TX = 7 };                          // strided(y, x)
+enum { CZ = 8, CY = 12, CX = 6 };                 // cube(z, y, x): coll_perf
+enum { UV = 3, UB = 16, UZ = 2, UY = 2, UX = 3 }; // unknowns(var, blk, z, y, x): FLASH-IO
+enum { S3 = 3, SZ = 8, SY = 4, SX = 5 };          // yspecies/u(n, z, y, x): S3D
+enum { RT = 3, RY = 16, RX = 5 };                 // rec(time, y, x)
+enum { TY = 24, TX = 7 };                         // strided(y, x)
 
 static double value(int var, long idx) { return var * 100000.0 + (double)idx; }
 
