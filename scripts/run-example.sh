@@ -13,6 +13,7 @@ src="$(cd "$here/.." && pwd)"
 build="${SIO_BUILD_DIR:-$src/build}"
 
 sio_install_missing_packages
+sio_enable_deb_src
 sio_configure_and_build
 
 # The pipeline itself (also run by lit-tests/example/readme-example.test).
