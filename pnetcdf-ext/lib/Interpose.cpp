@@ -683,8 +683,8 @@ int createPartitions(Master &m) {
     // Each rank probes the targets t with t % size == rank, all at once (one
     // thread per target, doing POSIX I/O only), so every target is probed
     // concurrently and the probe takes as long as the slowest target's.
-    size_t perTarget = size_t(
-        std::max<int64_t>(int64_t(sio::part::kProbeBlock), pendingBytes / 100 / int64_t(targets.size())));
+    size_t perTarget =
+        size_t(std::max<int64_t>(int64_t(sio::part::kProbeBlock), pendingBytes / 100 / int64_t(targets.size())));
     std::vector<double> bw(targets.size(), 0.0);
     std::vector<sio::part::ProbeResult> results(targets.size());
     double t0 = MPI_Wtime();
