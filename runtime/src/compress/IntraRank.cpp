@@ -84,11 +84,14 @@ public:
     int64_t scale = 1;
     for (const Rational &v : table_)
       scale = std::lcm(scale, v.den());
+    // The first value is taken out as a constant term, so that tables that
+    // differ between ranks only by a rank term (`table[i0] + c*rank`) are the
+    // same table on every rank and the merge fits the constant to rank.
     std::vector<int64_t> values;
     values.reserve(table_.size());
     for (const Rational &v : table_)
-      values.push_back(*(v * Rational(scale)).asInteger());
-    return Expr::table(std::move(values), index) * Expr(Rational(1, scale));
+      values.push_back(*((v - table_.front()) * Rational(scale)).asInteger());
+    return Expr::table(std::move(values), index) * Expr(Rational(1, scale)) + Expr(table_.front());
   }
 
   size_t bytes() const { return sizeof(*this) + table_.capacity() * sizeof(Rational); }
@@ -112,6 +115,11 @@ public:
 
   /// add() of the sample predict() gave: it fits the line by construction.
   void addPredicted() { ++count_; }
+
+  bool tabled() const { return tabled_; }
+  uint64_t count() const { return count_; }
+  /// Sample k (k < count()); unknown samples read as 0.
+  Rational sample(uint64_t k) const { return tabled_ ? table_[k] : at(static_cast<int64_t>(k)); }
 
 private:
   Rational at(int64_t k) const { return known_ < 2 ? (known_ ? y0_ : Rational(0)) : y0_ + step_ * Rational(k - k0_); }
@@ -205,6 +213,15 @@ public:
 
   /// Text slot: its text, equal in every iteration.
   const std::string *text() const { return text_ ? &*text_ : nullptr; }
+
+  /// Every sample was taken with all inner loops running more than once (no
+  /// free coefficients): the coefficient sequences are complete.
+  bool plain() const {
+    return std::all_of(masks_.begin(), masks_.end(), [](const auto &m) { return m.first == 0; });
+  }
+  bool hasTables() const { return !tables_.empty(); }
+  const std::map<Monomial, SequenceFitter> &coefficients() const { return coefficients_; }
+  uint32_t indexVar() const { return indexVar_; }
 
   /// The next integer sample when the model already predicts it: a constant
   /// or affine value with no other terms, after unmasked samples only.
@@ -353,8 +370,148 @@ void sampleIteration(Folder &folder, std::vector<Node> &templ, std::vector<Node>
   ++folder.iterations;
 }
 
+// ---- nests found without markers (ScalaIOTrace's PRSDs over one flat RSD) ----
+//
+// A loop the detector found on line whose iterations all have the same
+// structure is one flat RSD even when the program ran a nest: a time-step
+// loop around a cell loop with no call in between gives n*m equal calls.
+// When a value is not affine over the flat index k but is over a nest
+// k = j0 + P1*(j1 + P2*j2) (affine within each block of P1 iterations with
+// the same slope, the block starts affine again or nested once more), the
+// loop is rewritten as that nest, smallest periods first. Depth at most 3.
+
+/// Periods P1 (innermost), P2, ... of the nest all sequences follow, or
+/// nullopt. `levels` is how many loops may still be added.
+std::optional<std::vector<uint64_t>> nestPeriods(const std::vector<std::vector<Rational>> &seqs, uint64_t n,
+                                                 int levels) {
+  auto affine = [n](const std::vector<Rational> &y) {
+    for (uint64_t k = 2; k < n; ++k)
+      if (y[k] - y[k - 1] != y[1] - y[0])
+        return false;
+    return true;
+  };
+  if (std::all_of(seqs.begin(), seqs.end(), affine))
+    return std::vector<uint64_t>{};
+  if (levels == 0)
+    return std::nullopt;
+  for (uint64_t p = 2; p * 2 <= n; ++p) {
+    if (n % p)
+      continue;
+    bool ok = true;
+    for (const auto &y : seqs) {
+      // The same slope in every block of p.
+      Rational slope = y[1] - y[0];
+      for (uint64_t q = 0; ok && q < n / p; ++q)
+        for (uint64_t j = 1; ok && j < p; ++j)
+          ok = y[q * p + j] - y[q * p + j - 1] == slope;
+      if (!ok)
+        break;
+    }
+    if (!ok)
+      continue;
+    std::vector<std::vector<Rational>> starts;
+    for (const auto &y : seqs) {
+      starts.emplace_back();
+      for (uint64_t q = 0; q < n / p; ++q)
+        starts.back().push_back(y[q * p]);
+    }
+    if (auto outer = nestPeriods(starts, n / p, levels - 1)) {
+      outer->insert(outer->begin(), p);
+      return outer;
+    }
+  }
+  return std::nullopt;
+}
+
+/// The affine model of a sequence over the nest: c + sum_l a_l * j_l, with
+/// j_0 the innermost index (relative loop index `base`), then base+1, ...
+Expr nestModel(const std::vector<Rational> &y, const std::vector<uint64_t> &periods, uint32_t base) {
+  Expr model(y[0]);
+  uint64_t stride = 1;
+  for (size_t l = 0; l <= periods.size(); ++l) {
+    // The outermost level runs over what the periods leave.
+    uint64_t count = l < periods.size() ? periods[l] : y.size() / stride;
+    if (count > 1)
+      model = model + Expr(y[stride] - y[0]) * Expr::loopIndex(base + static_cast<uint32_t>(l));
+    stride *= count;
+  }
+  return model;
+}
+
+/// Rewrites a marker-less loop whose values are tables over the flat index
+/// as the nest they follow; false (nothing changed) when there is none.
+bool refoldNest(Loop &loop, Folder &folder) {
+  const uint64_t n = folder.iterations;
+  bool tabled = false;
+  for (const ValueFitter &v : folder.values) {
+    if (v.text())
+      continue;
+    if (!v.plain() || v.hasTables())
+      return false;
+    for (const auto &[m, f] : v.coefficients()) {
+      if (f.count() != n)
+        return false;
+      tabled |= f.tabled();
+    }
+  }
+  if (!tabled || n < 4)
+    return false;
+  std::vector<std::vector<Rational>> seqs;
+  for (const ValueFitter &v : folder.values)
+    for (const auto &[m, f] : v.coefficients())
+      if (f.tabled()) {
+        seqs.emplace_back();
+        for (uint64_t k = 0; k < n; ++k)
+          seqs.back().push_back(f.sample(k));
+      }
+  // Fewest loops first: a nest of 4 x 3 also splits as 2 x 2 x 3.
+  std::optional<std::vector<uint64_t>> periods;
+  for (int levels = 1; levels <= 2 && !periods; ++levels)
+    periods = nestPeriods(seqs, n, levels);
+  if (!periods || periods->empty())
+    return false;
+  // Each coefficient as a function of the nest's indices. A value at depth d
+  // of the body had the loop's index as relative i<d>; the nest's indices
+  // are i<d> (innermost) up to i<d + levels> (the old loop, outermost).
+  size_t slot = 0;
+  auto setValue = [&](Value &v, uint32_t, DegenerateMask) {
+    const ValueFitter &fitter = folder.values[slot++];
+    if (fitter.text()) {
+      v = *fitter.text();
+      return;
+    }
+    Expr sum;
+    for (const auto &[m, f] : fitter.coefficients()) {
+      std::vector<Rational> y;
+      y.reserve(n);
+      for (uint64_t k = 0; k < n; ++k)
+        y.push_back(f.sample(k));
+      sum = sum + nestModel(y, *periods, fitter.indexVar()) * monomialExpr(m);
+    }
+    v = sum;
+  };
+  auto onEvent = [](Event &) {};
+  visitSlots(loop.body, 0, 0, setValue, onEvent);
+  // Innermost loop first, each wrapped by the next; the old loop is outermost.
+  std::vector<Node> body = std::move(loop.body);
+  uint64_t inner = 1;
+  for (uint64_t p : *periods) {
+    Loop nested;
+    nested.iterations = ElasticValue(Value(Expr(static_cast<int64_t>(p))), RankList());
+    nested.body = std::move(body);
+    body = std::vector<Node>();
+    body.push_back(Node{RankList(), std::move(nested)});
+    inner *= p;
+  }
+  loop.body = std::move(body);
+  loop.iterations = ElasticValue(Value(Expr(static_cast<int64_t>(n / inner))), RankList());
+  return true;
+}
+
 /// Writes the fitted models into the template; the loop is final afterwards.
 void materialize(Loop &loop, Folder &folder) {
+  if (loop.id == 0 && refoldNest(loop, folder))
+    return;
   size_t slot = 0;
   auto setValue = [&](Value &v, uint32_t, DegenerateMask) { v = folder.values[slot++].model(); };
   auto onEvent = [](Event &) {};
@@ -415,6 +572,7 @@ struct Sequence {
     if (open[k]) {
       materialize(nodes[k].loop(), *open[k]);
       open[k].reset();
+      hashes[k] = structureHash(nodes[k]); // a refolded nest has another structure
     }
   }
 
