@@ -19,9 +19,9 @@
 // DUMP: ranks 0-7:
 // DUMP: loop 3 iterations (i0):
 // DUMP-NEXT: loop 4 iterations (i1):
-// DUMP-NEXT: pwrite(fd=0, count=256, offset=8704*i0 + 2048*i1 + 256*rank + 512)
+// DUMP-NEXT: pwrite(fd=0, count=256, offset=256*rank + 8704*i0 + 2048*i1 + 512)
 // DUMP: loop 5 iterations (i0):
-// DUMP-NEXT: pwrite(fd=0, count={{.*}}, offset=[0, 64, 96, 160, 176][i0] + 512*rank + 1048576)
+// DUMP-NEXT: pwrite(fd=0, count=[0, -32, 0, -48, 64][i0] + 64, offset=512*rank + [0, 64, 96, 160, 176][i0] + 1048576)
 #include <mpi.h>
 
 #include <fcntl.h>

@@ -39,9 +39,16 @@ def trace_at(n):
     rundir = os.path.join(args.work, f"run{n}")
     os.makedirs(rundir, exist_ok=True)
     env = dict(os.environ, SIO_TRACE_FILE=path)
-    preload = ["-genv", "LD_PRELOAD", args.preload] if args.preload else []
+    preload = []
+    if args.preload:
+        if not os.path.isabs(args.preload) or not os.path.isfile(args.preload):
+            sys.exit(f"c1.py: --preload needs the absolute path of an existing library, not {args.preload}")
+        preload = ["-genv", "LD_PRELOAD", args.preload]
     subprocess.run([args.mpiexec, *preload, "-n", str(n), args.exe], cwd=rundir, env=env, check=True,
                    stdout=subprocess.DEVNULL)
+    if not os.path.isfile(path):
+        sys.exit(f"c1.py: {args.exe} at {n} ranks wrote no trace {path} (not linked with the runtime, or"
+                 " the preloaded library did not load?)")
     return path
 
 

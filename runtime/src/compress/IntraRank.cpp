@@ -623,6 +623,9 @@ private:
         continue;
       for (size_t k = at + 1; k < n; ++k)
         materializeAt(k);
+      if (!sameAfterClosing(open[at]->bodyHashes, at + 1) ||
+          !sameStructure(std::span<const Node>(nodes[at].loop().body), tail))
+        continue;
       std::vector<Node> iteration(std::make_move_iterator(nodes.begin() + at + 1),
                                   std::make_move_iterator(nodes.end()));
       if (!accepts(*open[at], iteration)) {
@@ -650,6 +653,10 @@ private:
         continue;
       for (size_t k = first; k < n; ++k)
         materializeAt(k);
+      if (!sameAfterClosing(std::span<const uint64_t>(hashes.data() + first, w), second) ||
+          !sameStructure(std::span<const Node>(nodes.data() + first, w),
+                         std::span<const Node>(nodes.data() + second, w)))
+        continue;
       std::vector<uint64_t> bodyHashes(hashes.begin() + first, hashes.begin() + second);
       Loop loop;
       loop.body.assign(std::make_move_iterator(nodes.begin() + first),
@@ -672,6 +679,13 @@ private:
       return true;
     }
     return false;
+  }
+
+  /// Closing open loops may refold one into a nest and not its copy (their
+  /// values differ): the nodes from `from` on must still match `expected`.
+  bool sameAfterClosing(std::span<const uint64_t> expected, size_t from) const {
+    return std::equal(expected.begin(), expected.end(), hashes.begin() + static_cast<std::ptrdiff_t>(from),
+                      hashes.end());
   }
 
   void truncate(size_t size) {

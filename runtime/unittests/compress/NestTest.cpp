@@ -172,5 +172,32 @@ TEST(MarkerlessNest, PerIndexTableWithARankTermIsOneFormula) {
             Expr::table({0, 8, 40, 48, 112, 120}, Expr::loopIndex(0)) + Expr(1000) * Expr::rank() + Expr(64));
 }
 
+TEST(MarkerlessNest, RepeatedRunsThatRefoldDifferentlyStayApart) {
+  // Two outer iterations look alike while their inner runs are open (12
+  // writes, then a barrier) but only one run is a nest (the other is one
+  // affine line): when they close, their structures differ and they must not
+  // be folded as two iterations of one loop. Either order, and the trace
+  // still expands to what was fed.
+  for (bool nestFirst : {true, false}) {
+    Recorder rec;
+    for (int pass = 0; pass < 2; ++pass) {
+      bool nest = (pass == 0) == nestFirst;
+      for (int64_t k = 0; k < 12; ++k)
+        rec.write(nest ? 100000 * (k / 4) + 256 * (k % 4) : 256 * k);
+      rec.event(makeFlat("MPI_Barrier", 9, {{"comm", 0}}));
+    }
+    std::vector<FlatEvent> fed = rec.fed;
+    std::vector<Node> body = rec.compressor.finish(0, 1);
+    EXPECT_EQ(expandNodes(body, 0, 1), fed) << "nest first " << nestFirst;
+    ASSERT_EQ(body.size(), 4u) << "nest first " << nestFirst;
+    const Loop &nested = body[nestFirst ? 0 : 2].loop();
+    EXPECT_EQ(std::get<Expr>(nested.iterations.entries().at(0).value), Expr(3));
+    ASSERT_TRUE(nested.body.at(0).isLoop());
+    const Loop &flat = body[nestFirst ? 2 : 0].loop();
+    EXPECT_EQ(std::get<Expr>(flat.iterations.entries().at(0).value), Expr(12));
+    EXPECT_TRUE(flat.body.at(0).isEvent());
+  }
+}
+
 } // namespace
 } // namespace sio::rt::test
