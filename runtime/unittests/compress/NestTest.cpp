@@ -199,5 +199,48 @@ TEST(MarkerlessNest, RepeatedRunsThatRefoldDifferentlyStayApart) {
   }
 }
 
+TEST(MarkerlessNest, ShortReadsMakeNoNest) {
+  // Reads that pass the end of the file halfway through one loop: their
+  // results step from 32 to 0 (a table over the flat index that would fold
+  // as 2 x 5), but the parameters are one line, so the loop stays flat.
+  Recorder rec;
+  for (int64_t k = 0; k < 10; ++k)
+    rec.event(makeFlat("read", 3, {{"fd", 0}, {"offset", 128 * k}, {"count", 32}, {"result", k < 5 ? 32 : 0}}));
+  std::vector<FlatEvent> fed = rec.fed;
+  std::vector<Node> body = rec.compressor.finish(0, 1);
+  EXPECT_EQ(expandNodes(body, 0, 1), fed);
+  ASSERT_EQ(body.size(), 1u);
+  EXPECT_EQ(std::get<Expr>(body[0].loop().iterations.entries().at(0).value), Expr(10));
+  ASSERT_TRUE(body[0].loop().body.at(0).isEvent()) << "a result made a nest";
+}
+
+TEST(MarkerlessNest, ResultOffTheNestIsATableOverIt) {
+  // The parameters make a 3 x 4 nest; the last read comes up short, so the
+  // result follows no model of the nest: it is a table over the nest's flat
+  // index, and the nest stays.
+  Recorder rec;
+  for (int64_t t = 0; t < 3; ++t)
+    for (int64_t c = 0; c < 4; ++c)
+      rec.event(makeFlat(
+          "pread", 3,
+          {{"fd", 0}, {"offset", 100000 * t + 256 * c}, {"count", 256}, {"result", t == 2 && c == 3 ? 100 : 256}}));
+  std::vector<FlatEvent> fed = rec.fed;
+  std::vector<Node> body = rec.compressor.finish(0, 1);
+  EXPECT_EQ(expandNodes(body, 0, 1), fed);
+  ASSERT_EQ(body.size(), 1u);
+  const Loop &outer = body[0].loop();
+  EXPECT_EQ(std::get<Expr>(outer.iterations.entries().at(0).value), Expr(3));
+  ASSERT_TRUE(outer.body.at(0).isLoop());
+  const Loop &inner = outer.body[0].loop();
+  EXPECT_EQ(std::get<Expr>(inner.iterations.entries().at(0).value), Expr(4));
+  const Event &read = inner.body.at(0).event();
+  EXPECT_EQ(std::get<Expr>(read.param("offset")->value.entries().at(0).value),
+            Expr(100000) * Expr::loopIndex(0) + Expr(256) * Expr::loopIndex(1));
+  std::vector<int64_t> table(12, 0);
+  table.back() = -156;
+  EXPECT_EQ(std::get<Expr>(read.param("result")->value.entries().at(0).value),
+            Expr::table(table, Expr(4) * Expr::loopIndex(0) + Expr::loopIndex(1)) + Expr(256));
+}
+
 } // namespace
 } // namespace sio::rt::test
