@@ -6,7 +6,7 @@
 #   bench/runtime-nest-overhead.sh [build-dir] [ranks] [steps] [cells] [cell-bytes] [runs]
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$src/build}
+build=$(cd "${1:-$src/build}" && pwd)
 ranks=${2:-2}
 steps=${3:-64}
 cells=${4:-1024}
@@ -54,4 +54,9 @@ echo
 for name in preload markers; do
   echo "$name trace:"
   "$build/bin/sio-trace" dump "$work/$name.json" | sed -n '/^ranks/,$p'
+done
+echo
+for name in plain preload markers; do
+  echo "$name runs (I/O phase, CPU in phase, CPU total):"
+  cat "$work/$name.txt"
 done
