@@ -821,8 +821,8 @@ private:
         {"MPI_Type_create_hindexed_block", "MPI_Type_create_hindexed_block(I[0], I[1], A.data(), T[0], out)"},
         {"MPI_Type_create_struct", "MPI_Type_create_struct(I[0], &I[1], A.data(), T.data(), out)"},
         {"MPI_Type_create_subarray",
-         "MPI_Type_create_subarray(I[0], &I[1], &I[size_t(1 + I[0])], &I[size_t(1 + 2 * I[0])], I[size_t(1 + 3 * I[0])], "
-         "T[0], out)"},
+         "MPI_Type_create_subarray(I[0], &I[1], &I[size_t(1 + I[0])], &I[size_t(1 + 2 * I[0])], "
+         "I[size_t(1 + 3 * I[0])], T[0], out)"},
         {"MPI_Type_create_darray",
          "MPI_Type_create_darray(I[0], I[1], I[2], &I[3], &I[size_t(3 + I[2])], &I[size_t(3 + 2 * I[2])], "
          "&I[size_t(3 + 3 * I[2])], I[size_t(3 + 4 * I[2])], T[0], out)"},
@@ -842,9 +842,12 @@ private:
       noteApproximation(op + " at " + siteText(e) + " failed in the application and is not replayed");
       return {"// " + op + ": failed in the application, not replayed"};
     }
-    std::vector<std::string> lines = {"{", "  const i64 madeId = " + p("newtype") + ";",
-                                      "  std::vector<int> I;", "  std::vector<MPI_Aint> A;",
-                                      "  std::vector<MPI_Datatype> T;", "  switch (madeId) {"};
+    std::vector<std::string> lines = {"{",
+                                      "  const i64 madeId = " + p("newtype") + ";",
+                                      "  std::vector<int> I;",
+                                      "  std::vector<MPI_Aint> A;",
+                                      "  std::vector<MPI_Datatype> T;",
+                                      "  switch (madeId) {"};
     for (const ObjectEntry *t : made) {
       TypeArgs a = typeArgs(*t);
       std::vector<std::string> types;
@@ -857,7 +860,8 @@ private:
       lines.push_back("    break;");
     }
     lines.push_back("  default:");
-    lines.push_back("    fail(std::string(currentCall) + \": no datatype \" + std::to_string(madeId) + \" made here in the trace\");");
+    lines.push_back("    fail(std::string(currentCall) + \": no datatype \" + std::to_string(madeId) + \" made here in "
+                    "the trace\");");
     lines.push_back("  }");
     lines.push_back("  MPI_Datatype *out = newType(madeId);");
     lines.push_back("  countMpi(" + call->second + ");");
@@ -1394,8 +1398,9 @@ private:
       create = "PMPI_Type_vector(toInt(" + fieldCpp(t, "count")[0] + "), toInt(" + fieldCpp(t, "blocklength")[0] +
                "), toInt(" + fieldCpp(t, "stride")[0] + "), " + old("oldtype") + ", &" + self + ")";
     } else if (k == "hvector") {
-      create = "PMPI_Type_create_hvector(toInt(" + fieldCpp(t, "count")[0] + "), toInt(" + fieldCpp(t, "blocklength")[0] +
-               "), MPI_Aint(" + fieldCpp(t, "stride")[0] + "), " + old("oldtype") + ", &" + self + ")";
+      create = "PMPI_Type_create_hvector(toInt(" + fieldCpp(t, "count")[0] + "), toInt(" +
+               fieldCpp(t, "blocklength")[0] + "), MPI_Aint(" + fieldCpp(t, "stride")[0] + "), " + old("oldtype") +
+               ", &" + self + ")";
     } else if (k == "indexed") {
       auto lengths = fieldCpp(t, "blocklengths"), displacements = fieldCpp(t, "displacements");
       out.open("");
@@ -1425,7 +1430,8 @@ private:
       if (k == "hindexed") {
         out.line("const int lengths[] = {" + intList(ints(i, 1)) + "};");
         out.line("const MPI_Aint displacements[] = {" + aintList(a) + "};");
-        out.line("PMPI_Type_create_hindexed(toInt(" + i[0] + "), lengths, displacements, " + old("oldtype") + ", &" + self + ");");
+        out.line("PMPI_Type_create_hindexed(toInt(" + i[0] + "), lengths, displacements, " + old("oldtype") + ", &" +
+                 self + ");");
       } else if (k == "indexed_block") {
         out.line("const int displacements[] = {" + intList(ints(i, 2)) + "};");
         out.line("PMPI_Type_create_indexed_block(toInt(" + i[0] + "), toInt(" + i[1] + "), displacements, " +
@@ -1483,7 +1489,8 @@ private:
       out.open("");
       out.line("MPI_Datatype bytes;");
       out.line("PMPI_Type_contiguous(toInt(" + size[0] + "), MPI_BYTE, &bytes);");
-      out.line("PMPI_Type_create_resized(bytes, 0, MPI_Aint(" + (extent.empty() ? size[0] : extent[0]) + "), &" + self + ");");
+      out.line("PMPI_Type_create_resized(bytes, 0, MPI_Aint(" + (extent.empty() ? size[0] : extent[0]) + "), &" + self +
+               ");");
       out.line("PMPI_Type_free(&bytes);");
       out.close();
     }

@@ -232,10 +232,10 @@ bool describeDerived(MpiTables &t, MPI_Datatype type, int combiner, int depth, O
   // part of the description by name (named) or rank-local id.
   std::string olds;
   for (int64_t c : codes)
-    olds += (olds.empty() ? "" : ",") +
-            (c >= 0 && size_t(c) < t.datatypes.size() && t.datatypes[size_t(c)].kind == "named"
-                 ? t.datatypes[size_t(c)].name
-                 : std::string("#") + std::to_string(c));
+    olds +=
+        (olds.empty() ? "" : ",") + (c >= 0 && size_t(c) < t.datatypes.size() && t.datatypes[size_t(c)].kind == "named"
+                                         ? t.datatypes[size_t(c)].name
+                                         : std::string("#") + std::to_string(c));
   desc = e.kind + ":";
   for (auto &[k, v] : e.fields) {
     desc += k + "=";

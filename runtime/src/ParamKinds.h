@@ -26,7 +26,7 @@ struct Call {
   int nints = 0;
   int64_t comm = 0;
   int64_t peerComm = 0;    ///< MPI_Intercomm_create's peer_comm
-  int64_t dtype = 0;       ///< MPI_Type_free's datatype
+  int64_t dtype;           ///< MPI_Type_free's datatype (set by its pre(), left uninitialised)
   const int *arrays[2];    ///< IntArray parameters (topology arguments), left uninitialised
   int narrays = 0;
   int fd = -1;
