@@ -267,11 +267,13 @@ private:
         }
         if (mono.size() == 1 && mono[0].second == 1 && mono[0].first.kind == Atom::Kind::Mod) {
           const Atom &a = mono[0].first;
-          auto period = a.rhs ? a.rhs->constantValue() : std::nullopt;
-          if (a.lhs && *a.lhs == Expr::rank() && period && *period >= 2) {
-            if (periods[k] && periods[k] != *period)
+          int64_t period = 0;
+          if (a.rhs)
+            period = a.rhs->constantValue().value_or(0);
+          if (a.lhs && *a.lhs == Expr::rank() && period >= 2) {
+            if (periods[k] && periods[k] != period)
               return std::nullopt; // two grid dimensions in one value: not this model
-            periods[k] = *period;
+            periods[k] = period;
             t = c;
             continue;
           }
