@@ -79,6 +79,13 @@ if getattr(config, "have_pnetcdf", False) and os.path.exists(config.pnetcdf_libr
     config.substitutions.append(("%pnetcdf-libs", "%s -Wl,-rpath,%s" % (config.pnetcdf_library, _pnetcdf_libdir)))
     config.substitutions.append(("%ncmpidump", os.path.join(config.pnetcdf_bin_dir, "ncmpidump")))
     config.substitutions.append(("%ncmpidiff", os.path.join(config.pnetcdf_bin_dir, "ncmpidiff")))
+    # libsio-pnetcdf comes first on the link line: its ncmpi_* wrappers win.
+    config.substitutions.append(("%sio-pnetcdf-libs", "%s -Wl,-rpath,%s" % (lib("libsio-pnetcdf.so"), config.sio_lib_dir)))
+    config.substitutions.append(("%sio-part-merge", tool("sio-part-merge")))
+    if os.path.exists(lib("libsio-pnetcdf.so")) and os.path.exists(tool("sio-part-merge")):
+        config.available_features.add("sio-pnetcdf")
+    if os.path.exists(lib("libsio-throttle.so")):
+        config.available_features.add("throttle")
 
 # Optional outside tools of the report tests (scripts/deps.sh installs them).
 import shutil
