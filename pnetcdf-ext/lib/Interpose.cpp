@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 using sio::part::Range;
@@ -679,17 +680,26 @@ int createPartitions(Master &m) {
     targets.push_back(dirName(m.path));
   std::vector<size_t> chosen(1, 0);
   if (targets.size() > 1) {
-    // Each rank probes the targets t with t % size == rank, concurrently.
+    // Each rank probes the targets t with t % size == rank, all at once (one
+    // thread per target, doing POSIX I/O only), so every target is probed
+    // concurrently and the probe takes as long as the slowest target's.
     size_t perTarget =
         size_t(std::max<int64_t>(int64_t(sio::part::kProbeBlock), pendingBytes / 100 / int64_t(targets.size())));
-    std::vector<double> bw(targets.size(), 0.0), secs(targets.size(), 0.0);
+    std::vector<double> bw(targets.size(), 0.0);
+    std::vector<sio::part::ProbeResult> results(targets.size());
     double t0 = MPI_Wtime();
+    {
+      std::vector<std::thread> probes;
+      for (size_t t = size_t(m.rank); t < targets.size(); t += size_t(m.size))
+        probes.emplace_back([&, t] { results[t] = sio::part::probeDirectory(targets[t], perTarget); });
+      for (auto &th : probes)
+        th.join();
+    }
     for (size_t t = size_t(m.rank); t < targets.size(); t += size_t(m.size)) {
-      auto r = sio::part::probeDirectory(targets[t], perTarget);
-      if (!r.error.empty())
-        std::fprintf(stderr, "sio-pnetcdf: warning: %s (target left out)\n", r.error.c_str());
-      bw[t] = r.bytesPerSecond;
-      secs[t] = r.seconds;
+      if (!results[t].error.empty())
+        std::fprintf(stderr, "sio-pnetcdf: warning: %s (target left out)\n", results[t].error.c_str());
+      bw[t] = results[t].bytesPerSecond;
+      perTarget = results[t].bytes ? results[t].bytes : perTarget;
     }
     MPI_Allreduce(MPI_IN_PLACE, bw.data(), int(bw.size()), MPI_DOUBLE, MPI_MAX, m.comm);
     double probeTime = MPI_Wtime() - t0;

@@ -11,7 +11,7 @@ namespace sio::part {
 
 ProbeResult probeDirectory(const std::string &dir, std::size_t bytes) {
   ProbeResult r;
-  const std::size_t blocks = bytes == 0 ? 1 : (bytes + kProbeBlock - 1) / kProbeBlock;
+  const std::size_t blocks = bytes < kProbeBlock ? 1 : bytes / kProbeBlock;
   std::string path = dir + "/.sio-part-probe." + std::to_string(getpid()) + "." + std::to_string(rand());
   void *buf = nullptr;
   if (posix_memalign(&buf, 4096, kProbeBlock) != 0) {

@@ -18,7 +18,7 @@ struct ProbeResult {
   std::string error;   ///< why it failed, naming the directory
 };
 
-/// Writes `bytes` (rounded up to whole 1 MiB blocks, at least one) to a
+/// Writes `bytes` (in whole 1 MiB blocks, rounded down, at least one) to a
 /// temporary file in `dir`, with O_DIRECT and aligned buffers when the file
 /// system accepts them, then fsync, and removes the file.
 ProbeResult probeDirectory(const std::string &dir, std::size_t bytes);
