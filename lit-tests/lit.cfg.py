@@ -47,6 +47,7 @@ config.substitutions.append(("%clang", os.path.join(config.llvm_bin_dir, "clang"
 config.substitutions.append(("%opt", os.path.join(config.llvm_bin_dir, "opt")))
 config.substitutions.append(("%mpicxx", config.mpicxx))
 config.substitutions.append(("%mpicc", config.mpicc))
+config.substitutions.append(("%mpifort", getattr(config, "mpifort", "")))
 config.substitutions.append(("%mpiexec", config.mpiexec))
 # `%expect-exit STATUS CMD...`: lit's shell has no $?, and `not` accepts any
 # nonzero status; tools promise exact exit codes (1 = differences, 2 = bad input).
@@ -70,6 +71,10 @@ for feature, path in (("sio-trace", tool("sio-trace")),
 # build generated sio-fc (Debian package flang-19; docs/fortran.md).
 if os.path.exists(getattr(config, "flang", "")) and os.path.exists(tool("sio-fc")):
     config.available_features.add("flang")
+# MPICH's gfortran wrapper, for Fortran programs built without sio (traced
+# through LD_PRELOAD).
+if os.path.exists(getattr(config, "mpifort", "")):
+    config.available_features.add("mpifort")
 
 # PnetCDF built against MPICH (cmake/SioPnetCDF.cmake): lit-tests/pnetcdf.
 if getattr(config, "have_pnetcdf", False) and os.path.exists(config.pnetcdf_library):
