@@ -1509,4 +1509,262 @@ int ncmpi_get_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offse
   return independent(ncid, varid, false, start, count, stride, ip, flexibleType(buftype));
 }
 
+// The remaining typed forms: var and var1 nonblocking (transformed); buffered,
+// mapped and list forms (refused on partitioned variables).
+#define SIO_PNC_TYPE(T, C, M)                                                                                          \
+  int ncmpi_iput_var_##T(int ncid, int varid, const C *op, int *req) {                                                 \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_var_##T)(ncid, varid, op, req))                                        \
+    return nonblocking(ncid, varid, true, nullptr, nullptr, nullptr, op, kType_##T, req);                              \
+  }                                                                                                                    \
+  int ncmpi_iget_var_##T(int ncid, int varid, C *ip, int *req) {                                                       \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_var_##T)(ncid, varid, ip, req))                                        \
+    return nonblocking(ncid, varid, false, nullptr, nullptr, nullptr, ip, kType_##T, req);                             \
+  }                                                                                                                    \
+  int ncmpi_iput_var1_##T(int ncid, int varid, const MPI_Offset *start, const C *op, int *req) {                       \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_var1_##T)(ncid, varid, start, op, req))                                \
+    return nonblocking(ncid, varid, true, start, kVar1, nullptr, op, kType_##T, req);                                  \
+  }                                                                                                                    \
+  int ncmpi_iget_var1_##T(int ncid, int varid, const MPI_Offset *start, C *ip, int *req) {                             \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_var1_##T)(ncid, varid, start, ip, req))                                \
+    return nonblocking(ncid, varid, false, start, kVar1, nullptr, ip, kType_##T, req);                                 \
+  }                                                                                                                    \
+  int ncmpi_bput_var_##T(int ncid, int varid, const C *op, int *req) {                                                 \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_var_##T)(ncid, varid, op, req))                                        \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_bput_var1_##T(int ncid, int varid, const MPI_Offset *start, const C *op, int *req) {                       \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_var1_##T)(ncid, varid, start, op, req))                                \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_iput_varm_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                       \
+                          const MPI_Offset *stride, const MPI_Offset *imap, const C *op, int *req) {                   \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_varm_##T)(ncid, varid, start, count, stride, imap, op, req))           \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_iget_varm_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                       \
+                          const MPI_Offset *stride, const MPI_Offset *imap, C *ip, int *req) {                         \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_varm_##T)(ncid, varid, start, count, stride, imap, ip, req))           \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_bput_varm_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                       \
+                          const MPI_Offset *stride, const MPI_Offset *imap, const C *op, int *req) {                   \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_varm_##T)(ncid, varid, start, count, stride, imap, op, req))           \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_put_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,           \
+                         const C *op) {                                                                                \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varn_##T)(ncid, varid, num, starts, counts, op))                        \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_get_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, C *ip) {  \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varn_##T)(ncid, varid, num, starts, counts, ip))                        \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_iput_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,          \
+                          const C *op, int *req) {                                                                     \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_varn_##T)(ncid, varid, num, starts, counts, op, req))                  \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_iget_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, C *ip,   \
+                          int *req) {                                                                                  \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_varn_##T)(ncid, varid, num, starts, counts, ip, req))                  \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_bput_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,          \
+                          const C *op, int *req) {                                                                     \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_varn_##T)(ncid, varid, num, starts, counts, op, req))                  \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }
+#include "Types.def"
+
+// The remaining flexible forms.
+int ncmpi_put_var1_all(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount,
+                       MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var1_all)(ncid, varid, start, op, bufcount, buftype))
+  return collective(ncid, varid, true, start, kVar1, nullptr, op, flexibleType(buftype));
+}
+int ncmpi_get_var1_all(int ncid, int varid, const MPI_Offset *start, void *ip, MPI_Offset bufcount,
+                       MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var1_all)(ncid, varid, start, ip, bufcount, buftype))
+  return collective(ncid, varid, false, start, kVar1, nullptr, ip, flexibleType(buftype));
+}
+int ncmpi_put_var1(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount,
+                   MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var1)(ncid, varid, start, op, bufcount, buftype))
+  return independent(ncid, varid, true, start, kVar1, nullptr, op, flexibleType(buftype));
+}
+int ncmpi_get_var1(int ncid, int varid, const MPI_Offset *start, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var1)(ncid, varid, start, ip, bufcount, buftype))
+  return independent(ncid, varid, false, start, kVar1, nullptr, ip, flexibleType(buftype));
+}
+int ncmpi_put_var(int ncid, int varid, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var)(ncid, varid, op, bufcount, buftype))
+  return independent(ncid, varid, true, nullptr, nullptr, nullptr, op, flexibleType(buftype));
+}
+int ncmpi_get_var(int ncid, int varid, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var)(ncid, varid, ip, bufcount, buftype))
+  return independent(ncid, varid, false, nullptr, nullptr, nullptr, ip, flexibleType(buftype));
+}
+int ncmpi_iput_var(int ncid, int varid, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_var)(ncid, varid, op, bufcount, buftype, req))
+  return nonblocking(ncid, varid, true, nullptr, nullptr, nullptr, op, flexibleType(buftype), req);
+}
+int ncmpi_iget_var(int ncid, int varid, void *ip, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_var)(ncid, varid, ip, bufcount, buftype, req))
+  return nonblocking(ncid, varid, false, nullptr, nullptr, nullptr, ip, flexibleType(buftype), req);
+}
+int ncmpi_iput_var1(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount,
+                    MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_var1)(ncid, varid, start, op, bufcount, buftype, req))
+  return nonblocking(ncid, varid, true, start, kVar1, nullptr, op, flexibleType(buftype), req);
+}
+int ncmpi_iget_var1(int ncid, int varid, const MPI_Offset *start, void *ip, MPI_Offset bufcount, MPI_Datatype buftype,
+                    int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_var1)(ncid, varid, start, ip, bufcount, buftype, req))
+  return nonblocking(ncid, varid, false, start, kVar1, nullptr, ip, flexibleType(buftype), req);
+}
+int ncmpi_put_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                   const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varm)(ncid, varid, start, count, stride, imap, op, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_get_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                   const MPI_Offset *imap, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varm)(ncid, varid, start, count, stride, imap, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_put_varm_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                       const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varm_all)(ncid, varid, start, count, stride, imap, op, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_get_varm_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                       const MPI_Offset *imap, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varm_all)(ncid, varid, start, count, stride, imap, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_iput_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                    const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid,
+                 REAL(ncmpi_iput_varm)(ncid, varid, start, count, stride, imap, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_iget_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                    const MPI_Offset *imap, void *ip, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid,
+                 REAL(ncmpi_iget_varm)(ncid, varid, start, count, stride, imap, ip, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_bput_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                    const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid,
+                 REAL(ncmpi_bput_varm)(ncid, varid, start, count, stride, imap, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_put_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, const void *op,
+                   MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varn)(ncid, varid, num, starts, counts, op, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_get_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, void *ip,
+                   MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varn)(ncid, varid, num, starts, counts, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_put_varn_all(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,
+                       const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varn_all)(ncid, varid, num, starts, counts, op, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_get_varn_all(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, void *ip,
+                       MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varn_all)(ncid, varid, num, starts, counts, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_iput_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, const void *op,
+                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_varn)(ncid, varid, num, starts, counts, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_iget_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, void *ip,
+                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_varn)(ncid, varid, num, starts, counts, ip, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_bput_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, const void *op,
+                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_varn)(ncid, varid, num, starts, counts, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_bput_var(int ncid, int varid, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_var)(ncid, varid, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_bput_var1(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount,
+                    MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_var1)(ncid, varid, start, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_bput_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const void *op,
+                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_vara)(ncid, varid, start, count, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_bput_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                    const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_vars)(ncid, varid, start, count, stride, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_put_vard(int ncid, int varid, MPI_Datatype filetype, const void *ip, MPI_Offset bufcount,
+                   MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vard)(ncid, varid, filetype, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_get_vard(int ncid, int varid, MPI_Datatype filetype, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vard)(ncid, varid, filetype, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_put_vard_all(int ncid, int varid, MPI_Datatype filetype, const void *ip, MPI_Offset bufcount,
+                       MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vard_all)(ncid, varid, filetype, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_get_vard_all(int ncid, int varid, MPI_Datatype filetype, void *ip, MPI_Offset bufcount,
+                       MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vard_all)(ncid, varid, filetype, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+
+// Multi-variable calls: refused when any of the variables is partitioned.
+static bool anyPartitioned(int ncid, int num, const int *varids) {
+  for (int i = 0; i < num; ++i)
+    if (partitionedVar(ncid, varids[i]))
+      return true;
+  return false;
+}
+int ncmpi_mput_vara_all(int ncid, int num, int *varids, MPI_Offset *const *starts, MPI_Offset *const *counts,
+                        void *const *buf, const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]) {
+  if (anyPartitioned(ncid, num, varids))
+    return NC_ENOTSUPPORT;
+  return REAL(ncmpi_mput_vara_all)(ncid, num, varids, starts, counts, buf, bufcounts, datatypes);
+}
+int ncmpi_mput_vara(int ncid, int num, int *varids, MPI_Offset *const *starts, MPI_Offset *const *counts,
+                    void *const *buf, const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]) {
+  if (anyPartitioned(ncid, num, varids))
+    return NC_ENOTSUPPORT;
+  return REAL(ncmpi_mput_vara)(ncid, num, varids, starts, counts, buf, bufcounts, datatypes);
+}
+int ncmpi_mget_vara_all(int ncid, int num, int *varids, MPI_Offset *const *starts, MPI_Offset *const *counts,
+                        void *bufs[], const MPI_Offset *bufcounts, const MPI_Datatype *datatypes) {
+  if (anyPartitioned(ncid, num, varids))
+    return NC_ENOTSUPPORT;
+  return REAL(ncmpi_mget_vara_all)(ncid, num, varids, starts, counts, bufs, bufcounts, datatypes);
+}
+int ncmpi_mget_vara(int ncid, int num, int *varids, MPI_Offset *const *starts, MPI_Offset *const *counts, void *bufs[],
+                    const MPI_Offset *bufcounts, const MPI_Datatype *datatypes) {
+  if (anyPartitioned(ncid, num, varids))
+    return NC_ENOTSUPPORT;
+  return REAL(ncmpi_mget_vara)(ncid, num, varids, starts, counts, bufs, bufcounts, datatypes);
+}
+
 } // extern "C"

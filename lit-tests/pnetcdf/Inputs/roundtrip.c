@@ -261,6 +261,18 @@ static long verify(int ncid, const Vars *v, const char *what, int k) {
       bad += ib2[i * TX + j] != (int)value(6, (1 + 2 * i) * TX + j);
   CHECK(ncmpi_end_indep_data(ncid));
   REPORT("independent reads");
+  // Nonblocking var1 and var forms.
+  MPI_Offset last[3] = {CZ - 1, CY - 1, CX - 1};
+  int one = 0, r2[2], s2[2];
+  short *whole = malloc(sizeof(short) * TY * TX);
+  CHECK(ncmpi_iget_var1_int(ncid, v->cube, last, &one, &r2[0]));
+  CHECK(ncmpi_iget_var_short(ncid, v->strided, whole, &r2[1]));
+  CHECK(ncmpi_wait_all(ncid, 2, r2, s2));
+  bad += one != (int)value(1, CZ * CY * CX - 1);
+  for (long i = 0; i < TY * TX; ++i)
+    bad += whole[i] != (short)(i % 30000);
+  free(whole);
+  REPORT("var1/var nonblocking");
   free(ib2);
   double s = 0;
   CHECK(ncmpi_get_var_double_all(ncid, v->scalar, &s));
@@ -310,8 +322,17 @@ int main(int argc, char **argv) {
     float f = 0;
     int e3 = ncmpi_put_vara_float(ncid, v.rec, zero, one, &f); // independent on a record variable
     CHECK(ncmpi_end_indep_data(ncid));
-    if (e1 != NC_ENOTSUPPORT || e2 != NC_ENOTINDEP || e3 != NC_ENOTSUPPORT)
-      fprintf(stderr, "K=%d: varm/indep-in-collective/indep-record gave %d/%d/%d\n", k, e1, e2, e3), ++bad;
+    int rq, vid = v.cube;
+    int e4 = ncmpi_bput_vara_int(ncid, v.cube, zero, one, &x, &rq);
+    MPI_Offset *st1[1] = {zero}, *ct1[1] = {one}, bc[1] = {1};
+    void *bufs[1] = {&x};
+    MPI_Datatype types[1] = {MPI_INT};
+    int e5 = ncmpi_mput_vara_all(ncid, 1, &vid, st1, ct1, bufs, bc, types);
+    if (e1 != NC_ENOTSUPPORT || e2 != NC_ENOTINDEP || e3 != NC_ENOTSUPPORT || e4 != NC_ENOTSUPPORT ||
+        e5 != NC_ENOTSUPPORT)
+      fprintf(stderr, "K=%d: varm/indep-in-collective/indep-record/bput/mput gave %d/%d/%d/%d/%d\n", k, e1, e2, e3, e4,
+              e5),
+          ++bad;
     CHECK(ncmpi_close(ncid));
     CHECK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
     long kbad = verify(ncid, &v, "partitioned", k);
