@@ -77,8 +77,7 @@ size_t objectBytes(const std::vector<ObjectEntry> &table) {
         b += exprBytes(v);
     }
     for (const auto &[k, v] : o.strings)
-      b += mallocBytes(32 + 2 * sizeof(std::string)) + stringHeapBytes(k.capacity()) +
-           stringHeapBytes(v.capacity());
+      b += mallocBytes(32 + 2 * sizeof(std::string)) + stringHeapBytes(k.capacity()) + stringHeapBytes(v.capacity());
   }
   return b;
 }
@@ -118,7 +117,14 @@ size_t mergeTableBytes(size_t entries) {
 }
 
 size_t traceHeapBytes(const Trace &t) {
-  size_t b = 0;
+  // The header: its strings, and a page for what is fixed (maps' nodes).
+  size_t b = 4096 + stringHeapBytes(t.header.program.capacity()) + stringHeapBytes(t.header.generator.capacity());
+  for (const std::string &x : t.header.commandLine)
+    b += sizeof(std::string) + stringHeapBytes(x.capacity());
+  for (const std::string &x : t.header.notes)
+    b += sizeof(std::string) + stringHeapBytes(x.capacity());
+  for (const auto &[k, v] : t.header.metadata)
+    b += mallocBytes(32 + 2 * sizeof(std::string)) + stringHeapBytes(k.capacity()) + stringHeapBytes(v.capacity());
   if (!t.files.empty())
     b += mallocBytes(t.files.capacity() * sizeof(FileEntry));
   for (const FileEntry &f : t.files) {

@@ -27,8 +27,8 @@ size_t heapInUse() { return mallinfo2().uordblks; }
 /// longer than the 15 characters a std::string keeps inline.
 std::string distinctName(size_t i, bool longName) {
   char buf[96];
-  std::snprintf(buf, sizeof buf, longName ? "/scratch/project/run.%03zu/output/part-%08x.dat" : "out.%zu/%08x",
-                i % 7, unsigned(i * 2654435761u));
+  std::snprintf(buf, sizeof buf, longName ? "/scratch/project/run.%03zu/output/part-%08x.dat" : "out.%zu/%08x", i % 7,
+                unsigned(i * 2654435761u));
   return buf;
 }
 
