@@ -11,9 +11,11 @@
 // var/var1 reads and writes, blocking or nonblocking, are split per
 // partition, the request lists exchanged by MPI_Alltoall(v), the data by
 // isend/irecv, and the delegates of each partition issue PnetCDF nonblocking
-// calls on it (§III-C). Forms that cannot be transformed (independent mode,
-// varm, varn, bput, vard, derived MPI datatypes) return NC_ENOTSUPPORT on
-// partitioned variables; nothing else changes for other files and variables.
+// calls on it (§III-C). In independent mode a rank accesses the partitions
+// itself. Forms that cannot be transformed (varm, varn, bput, vard, derived
+// MPI datatypes, independent access to record variables) return
+// NC_ENOTSUPPORT on partitioned variables; nothing else changes for other
+// files and variables.
 #include "sio/part/Layout.h"
 #include "sio/part/Probe.h"
 #include "sio/part/Select.h"
@@ -135,6 +137,9 @@ struct Master {
   int64_t numrecs = 0; ///< largest record count over the partitions (as far as known)
   std::vector<Op> pending;
   int nextReq = kReqBase;
+  bool writable = true;
+  bool indep = false;          ///< in independent data mode
+  std::map<int, int> selfNcid; ///< partitions this rank opened alone for independent access
 };
 
 std::map<int, std::unique_ptr<Master>> &masters() {
@@ -601,6 +606,64 @@ int makeOp(Master &m, const PVar &v, bool write, const MPI_Offset *start, const 
 
 const MPI_Offset *const kVar1 = reinterpret_cast<const MPI_Offset *>(1);
 
+/// Independent access: no other rank takes part, so this rank reads or writes
+/// each partition itself, through its own handle when it owns the partition
+/// and otherwise through the partition file opened alone (MPI_COMM_SELF, kept
+/// until close). Record variables are refused: a second handle would keep its
+/// own record count in the partition's header.
+int independent(int ncid, int varid, bool write, const MPI_Offset *start, const MPI_Offset *count,
+                const MPI_Offset *stride, const void *buf, int type) {
+  Master *m = nullptr;
+  const PVar *v = partitionedVar(ncid, varid, &m);
+  if (!m->indep)
+    return NC_ENOTINDEP;
+  if (type < 0 || v->record)
+    return NC_ENOTSUPPORT;
+  Op op;
+  makeOp(*m, *v, write, start, count, stride, buf, type, op);
+  int err = validate(op);
+  if (err != NC_NOERR)
+    return err;
+  const size_t esize = size_t(kTypeSize[type]);
+  std::vector<char> tmp;
+  for (auto &sub : sio::part::splitRequest(op.start, op.count, op.stride, v->dim, v->len[v->dim], v->k)) {
+    Part &part = m->parts[sub.part];
+    int handle = part.ncid, pvar = v->partVarid[sub.part];
+    if (handle < 0) {
+      auto it = m->selfNcid.find(sub.part);
+      if (it == m->selfNcid.end()) {
+        int h = -1;
+        int e =
+            REAL(ncmpi_open)(MPI_COMM_SELF, part.path.c_str(), m->writable ? NC_WRITE : NC_NOWRITE, MPI_INFO_NULL, &h);
+        if (e == NC_NOERR)
+          e = REAL(ncmpi_begin_indep_data)(h);
+        if (e != NC_NOERR)
+          return e;
+        it = m->selfNcid.emplace(sub.part, h).first;
+      }
+      handle = it->second;
+      int e = ncmpi_inq_varid(handle, v->name.c_str(), &pvar);
+      if (e != NC_NOERR)
+        return e;
+    }
+    MPI_Offset n = elements(sub.count);
+    tmp.resize(size_t(n) * esize);
+    std::vector<MPI_Offset> st(sub.start.begin(), sub.start.end()), cnt(sub.count.begin(), sub.count.end()),
+        str(op.stride.begin(), op.stride.end());
+    if (write) {
+      sio::part::packSlab(buf, tmp.data(), op.count, v->dim, sub.first, sub.num, esize);
+      err = REAL(ncmpi_put_vars)(handle, pvar, st.data(), cnt.data(), str.data(), tmp.data(), n, kTypes[type]);
+    } else {
+      err = REAL(ncmpi_get_vars)(handle, pvar, st.data(), cnt.data(), str.data(), tmp.data(), n, kTypes[type]);
+      if (err == NC_NOERR)
+        sio::part::unpackSlab(tmp.data(), const_cast<void *>(buf), op.count, v->dim, sub.first, sub.num, esize);
+    }
+    if (err != NC_NOERR)
+      return err;
+  }
+  return NC_NOERR;
+}
+
 int collective(int ncid, int varid, bool write, const MPI_Offset *start, const MPI_Offset *count,
                const MPI_Offset *stride, const void *buf, int type) {
   Master *m = nullptr;
@@ -927,6 +990,9 @@ int openPartitions(Master &m, int omode) {
 }
 
 void closePartitions(Master &m) {
+  for (auto &[p, ncid] : m.selfNcid)
+    REAL(ncmpi_close)(ncid);
+  m.selfNcid.clear();
   for (auto &part : m.parts) {
     if (part.ncid >= 0)
       REAL(ncmpi_close)(part.ncid);
@@ -985,6 +1051,7 @@ int ncmpi_open(MPI_Comm comm, const char *path, int omode, MPI_Info info, int *n
   MPI_Comm_rank(m->comm, &m->rank);
   MPI_Comm_size(m->comm, &m->size);
   m->path = path;
+  m->writable = (omode & NC_WRITE) != 0;
   err = openPartitions(*m, omode);
   if (!m->partitioned) {
     MPI_Comm_free(&m->comm);
@@ -1080,12 +1147,26 @@ int ncmpi_begin_indep_data(int ncid) {
   Master *m = masterOf(ncid);
   int err = m ? forEachOwnedPart(*m, REAL(ncmpi_begin_indep_data)) : NC_NOERR;
   int e = REAL(ncmpi_begin_indep_data)(ncid);
+  if (m && e == NC_NOERR)
+    m->indep = true;
   return err != NC_NOERR ? err : e;
 }
 
 int ncmpi_end_indep_data(int ncid) {
   Master *m = masterOf(ncid);
-  int err = m ? forEachOwnedPart(*m, REAL(ncmpi_end_indep_data)) : NC_NOERR;
+  int err = NC_NOERR;
+  if (m) {
+    // What this rank wrote alone reaches the file before collective access resumes.
+    for (auto &[p, self] : m->selfNcid) {
+      int e = REAL(ncmpi_sync)(self);
+      if (e != NC_NOERR && err == NC_NOERR)
+        err = e;
+    }
+    int e = forEachOwnedPart(*m, REAL(ncmpi_end_indep_data));
+    if (e != NC_NOERR && err == NC_NOERR)
+      err = e;
+    m->indep = false;
+  }
   int e = REAL(ncmpi_end_indep_data)(ncid);
   return err != NC_NOERR ? err : e;
 }
@@ -1280,40 +1361,40 @@ int ncmpi_cancel(int ncid, int num, int *reqs, int *statuses) {
     SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_vars_##T)(ncid, varid, start, count, stride, ip, req))                 \
     return nonblocking(ncid, varid, false, start, count, stride, ip, kType_##T, req);                                  \
   }                                                                                                                    \
-  /* Independent mode cannot take part in the collective exchange. */                                                  \
+  /* Independent mode: each rank reads or writes the partitions itself. */                                             \
   int ncmpi_put_vara_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const C *op) {         \
     SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vara_##T)(ncid, varid, start, count, op))                               \
-    return NC_ENOTSUPPORT;                                                                                             \
+    return independent(ncid, varid, true, start, count, nullptr, op, kType_##T);                                       \
   }                                                                                                                    \
   int ncmpi_get_vara_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, C *ip) {               \
     SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vara_##T)(ncid, varid, start, count, ip))                               \
-    return NC_ENOTSUPPORT;                                                                                             \
+    return independent(ncid, varid, false, start, count, nullptr, ip, kType_##T);                                      \
   }                                                                                                                    \
   int ncmpi_put_vars_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                        \
                          const MPI_Offset *stride, const C *op) {                                                      \
     SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vars_##T)(ncid, varid, start, count, stride, op))                       \
-    return NC_ENOTSUPPORT;                                                                                             \
+    return independent(ncid, varid, true, start, count, stride, op, kType_##T);                                        \
   }                                                                                                                    \
   int ncmpi_get_vars_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                        \
                          const MPI_Offset *stride, C *ip) {                                                            \
     SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vars_##T)(ncid, varid, start, count, stride, ip))                       \
-    return NC_ENOTSUPPORT;                                                                                             \
+    return independent(ncid, varid, false, start, count, stride, ip, kType_##T);                                       \
   }                                                                                                                    \
   int ncmpi_put_var_##T(int ncid, int varid, const C *op) {                                                            \
     SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var_##T)(ncid, varid, op))                                              \
-    return NC_ENOTSUPPORT;                                                                                             \
+    return independent(ncid, varid, true, nullptr, nullptr, nullptr, op, kType_##T);                                   \
   }                                                                                                                    \
   int ncmpi_get_var_##T(int ncid, int varid, C *ip) {                                                                  \
     SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var_##T)(ncid, varid, ip))                                              \
-    return NC_ENOTSUPPORT;                                                                                             \
+    return independent(ncid, varid, false, nullptr, nullptr, nullptr, ip, kType_##T);                                  \
   }                                                                                                                    \
   int ncmpi_put_var1_##T(int ncid, int varid, const MPI_Offset *start, const C *op) {                                  \
     SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var1_##T)(ncid, varid, start, op))                                      \
-    return NC_ENOTSUPPORT;                                                                                             \
+    return independent(ncid, varid, true, start, kVar1, nullptr, op, kType_##T);                                       \
   }                                                                                                                    \
   int ncmpi_get_var1_##T(int ncid, int varid, const MPI_Offset *start, C *ip) {                                        \
     SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var1_##T)(ncid, varid, start, ip))                                      \
-    return NC_ENOTSUPPORT;                                                                                             \
+    return independent(ncid, varid, false, start, kVar1, nullptr, ip, kType_##T);                                      \
   }                                                                                                                    \
   /* Mapped (varm), list (varn) and buffered (bput) forms: not transformed. */                                         \
   int ncmpi_put_varm_##T##_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                  \
@@ -1410,22 +1491,280 @@ int ncmpi_iget_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offs
 int ncmpi_put_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const void *op,
                    MPI_Offset bufcount, MPI_Datatype buftype) {
   SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vara)(ncid, varid, start, count, op, bufcount, buftype))
-  return NC_ENOTSUPPORT;
+  return independent(ncid, varid, true, start, count, nullptr, op, flexibleType(buftype));
 }
 int ncmpi_get_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, void *ip, MPI_Offset bufcount,
                    MPI_Datatype buftype) {
   SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vara)(ncid, varid, start, count, ip, bufcount, buftype))
-  return NC_ENOTSUPPORT;
+  return independent(ncid, varid, false, start, count, nullptr, ip, flexibleType(buftype));
 }
 int ncmpi_put_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
                    const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
   SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vars)(ncid, varid, start, count, stride, op, bufcount, buftype))
-  return NC_ENOTSUPPORT;
+  return independent(ncid, varid, true, start, count, stride, op, flexibleType(buftype));
 }
 int ncmpi_get_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
                    void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
   SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vars)(ncid, varid, start, count, stride, ip, bufcount, buftype))
+  return independent(ncid, varid, false, start, count, stride, ip, flexibleType(buftype));
+}
+
+// The remaining typed forms: var and var1 nonblocking (transformed); buffered,
+// mapped and list forms (refused on partitioned variables).
+#define SIO_PNC_TYPE(T, C, M)                                                                                          \
+  int ncmpi_iput_var_##T(int ncid, int varid, const C *op, int *req) {                                                 \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_var_##T)(ncid, varid, op, req))                                        \
+    return nonblocking(ncid, varid, true, nullptr, nullptr, nullptr, op, kType_##T, req);                              \
+  }                                                                                                                    \
+  int ncmpi_iget_var_##T(int ncid, int varid, C *ip, int *req) {                                                       \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_var_##T)(ncid, varid, ip, req))                                        \
+    return nonblocking(ncid, varid, false, nullptr, nullptr, nullptr, ip, kType_##T, req);                             \
+  }                                                                                                                    \
+  int ncmpi_iput_var1_##T(int ncid, int varid, const MPI_Offset *start, const C *op, int *req) {                       \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_var1_##T)(ncid, varid, start, op, req))                                \
+    return nonblocking(ncid, varid, true, start, kVar1, nullptr, op, kType_##T, req);                                  \
+  }                                                                                                                    \
+  int ncmpi_iget_var1_##T(int ncid, int varid, const MPI_Offset *start, C *ip, int *req) {                             \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_var1_##T)(ncid, varid, start, ip, req))                                \
+    return nonblocking(ncid, varid, false, start, kVar1, nullptr, ip, kType_##T, req);                                 \
+  }                                                                                                                    \
+  int ncmpi_bput_var_##T(int ncid, int varid, const C *op, int *req) {                                                 \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_var_##T)(ncid, varid, op, req))                                        \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_bput_var1_##T(int ncid, int varid, const MPI_Offset *start, const C *op, int *req) {                       \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_var1_##T)(ncid, varid, start, op, req))                                \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_iput_varm_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                       \
+                          const MPI_Offset *stride, const MPI_Offset *imap, const C *op, int *req) {                   \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_varm_##T)(ncid, varid, start, count, stride, imap, op, req))           \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_iget_varm_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                       \
+                          const MPI_Offset *stride, const MPI_Offset *imap, C *ip, int *req) {                         \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_varm_##T)(ncid, varid, start, count, stride, imap, ip, req))           \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_bput_varm_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                       \
+                          const MPI_Offset *stride, const MPI_Offset *imap, const C *op, int *req) {                   \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_varm_##T)(ncid, varid, start, count, stride, imap, op, req))           \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_put_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,           \
+                         const C *op) {                                                                                \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varn_##T)(ncid, varid, num, starts, counts, op))                        \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_get_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, C *ip) {  \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varn_##T)(ncid, varid, num, starts, counts, ip))                        \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_iput_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,          \
+                          const C *op, int *req) {                                                                     \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_varn_##T)(ncid, varid, num, starts, counts, op, req))                  \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_iget_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, C *ip,   \
+                          int *req) {                                                                                  \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_varn_##T)(ncid, varid, num, starts, counts, ip, req))                  \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_bput_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,          \
+                          const C *op, int *req) {                                                                     \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_varn_##T)(ncid, varid, num, starts, counts, op, req))                  \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }
+#include "Types.def"
+
+// The remaining flexible forms.
+int ncmpi_put_var1_all(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount,
+                       MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var1_all)(ncid, varid, start, op, bufcount, buftype))
+  return collective(ncid, varid, true, start, kVar1, nullptr, op, flexibleType(buftype));
+}
+int ncmpi_get_var1_all(int ncid, int varid, const MPI_Offset *start, void *ip, MPI_Offset bufcount,
+                       MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var1_all)(ncid, varid, start, ip, bufcount, buftype))
+  return collective(ncid, varid, false, start, kVar1, nullptr, ip, flexibleType(buftype));
+}
+int ncmpi_put_var1(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount,
+                   MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var1)(ncid, varid, start, op, bufcount, buftype))
+  return independent(ncid, varid, true, start, kVar1, nullptr, op, flexibleType(buftype));
+}
+int ncmpi_get_var1(int ncid, int varid, const MPI_Offset *start, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var1)(ncid, varid, start, ip, bufcount, buftype))
+  return independent(ncid, varid, false, start, kVar1, nullptr, ip, flexibleType(buftype));
+}
+int ncmpi_put_var(int ncid, int varid, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var)(ncid, varid, op, bufcount, buftype))
+  return independent(ncid, varid, true, nullptr, nullptr, nullptr, op, flexibleType(buftype));
+}
+int ncmpi_get_var(int ncid, int varid, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var)(ncid, varid, ip, bufcount, buftype))
+  return independent(ncid, varid, false, nullptr, nullptr, nullptr, ip, flexibleType(buftype));
+}
+int ncmpi_iput_var(int ncid, int varid, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_var)(ncid, varid, op, bufcount, buftype, req))
+  return nonblocking(ncid, varid, true, nullptr, nullptr, nullptr, op, flexibleType(buftype), req);
+}
+int ncmpi_iget_var(int ncid, int varid, void *ip, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_var)(ncid, varid, ip, bufcount, buftype, req))
+  return nonblocking(ncid, varid, false, nullptr, nullptr, nullptr, ip, flexibleType(buftype), req);
+}
+int ncmpi_iput_var1(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount,
+                    MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_var1)(ncid, varid, start, op, bufcount, buftype, req))
+  return nonblocking(ncid, varid, true, start, kVar1, nullptr, op, flexibleType(buftype), req);
+}
+int ncmpi_iget_var1(int ncid, int varid, const MPI_Offset *start, void *ip, MPI_Offset bufcount, MPI_Datatype buftype,
+                    int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_var1)(ncid, varid, start, ip, bufcount, buftype, req))
+  return nonblocking(ncid, varid, false, start, kVar1, nullptr, ip, flexibleType(buftype), req);
+}
+int ncmpi_put_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                   const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varm)(ncid, varid, start, count, stride, imap, op, bufcount, buftype))
   return NC_ENOTSUPPORT;
+}
+int ncmpi_get_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                   const MPI_Offset *imap, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varm)(ncid, varid, start, count, stride, imap, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_put_varm_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                       const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varm_all)(ncid, varid, start, count, stride, imap, op, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_get_varm_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                       const MPI_Offset *imap, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varm_all)(ncid, varid, start, count, stride, imap, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_iput_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                    const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid,
+                 REAL(ncmpi_iput_varm)(ncid, varid, start, count, stride, imap, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_iget_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                    const MPI_Offset *imap, void *ip, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid,
+                 REAL(ncmpi_iget_varm)(ncid, varid, start, count, stride, imap, ip, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_bput_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                    const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid,
+                 REAL(ncmpi_bput_varm)(ncid, varid, start, count, stride, imap, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_put_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, const void *op,
+                   MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varn)(ncid, varid, num, starts, counts, op, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_get_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, void *ip,
+                   MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varn)(ncid, varid, num, starts, counts, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_put_varn_all(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,
+                       const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varn_all)(ncid, varid, num, starts, counts, op, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_get_varn_all(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, void *ip,
+                       MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varn_all)(ncid, varid, num, starts, counts, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_iput_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, const void *op,
+                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_varn)(ncid, varid, num, starts, counts, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_iget_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, void *ip,
+                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_varn)(ncid, varid, num, starts, counts, ip, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_bput_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, const void *op,
+                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_varn)(ncid, varid, num, starts, counts, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_bput_var(int ncid, int varid, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_var)(ncid, varid, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_bput_var1(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount,
+                    MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_var1)(ncid, varid, start, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_bput_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const void *op,
+                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_vara)(ncid, varid, start, count, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_bput_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                    const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_vars)(ncid, varid, start, count, stride, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_put_vard(int ncid, int varid, MPI_Datatype filetype, const void *ip, MPI_Offset bufcount,
+                   MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vard)(ncid, varid, filetype, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_get_vard(int ncid, int varid, MPI_Datatype filetype, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vard)(ncid, varid, filetype, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_put_vard_all(int ncid, int varid, MPI_Datatype filetype, const void *ip, MPI_Offset bufcount,
+                       MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vard_all)(ncid, varid, filetype, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_get_vard_all(int ncid, int varid, MPI_Datatype filetype, void *ip, MPI_Offset bufcount,
+                       MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vard_all)(ncid, varid, filetype, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+
+// Multi-variable calls: refused when any of the variables is partitioned.
+static bool anyPartitioned(int ncid, int num, const int *varids) {
+  for (int i = 0; i < num; ++i)
+    if (partitionedVar(ncid, varids[i]))
+      return true;
+  return false;
+}
+int ncmpi_mput_vara_all(int ncid, int num, int *varids, MPI_Offset *const *starts, MPI_Offset *const *counts,
+                        void *const *buf, const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]) {
+  if (anyPartitioned(ncid, num, varids))
+    return NC_ENOTSUPPORT;
+  return REAL(ncmpi_mput_vara_all)(ncid, num, varids, starts, counts, buf, bufcounts, datatypes);
+}
+int ncmpi_mput_vara(int ncid, int num, int *varids, MPI_Offset *const *starts, MPI_Offset *const *counts,
+                    void *const *buf, const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]) {
+  if (anyPartitioned(ncid, num, varids))
+    return NC_ENOTSUPPORT;
+  return REAL(ncmpi_mput_vara)(ncid, num, varids, starts, counts, buf, bufcounts, datatypes);
+}
+int ncmpi_mget_vara_all(int ncid, int num, int *varids, MPI_Offset *const *starts, MPI_Offset *const *counts,
+                        void *bufs[], const MPI_Offset *bufcounts, const MPI_Datatype *datatypes) {
+  if (anyPartitioned(ncid, num, varids))
+    return NC_ENOTSUPPORT;
+  return REAL(ncmpi_mget_vara_all)(ncid, num, varids, starts, counts, bufs, bufcounts, datatypes);
+}
+int ncmpi_mget_vara(int ncid, int num, int *varids, MPI_Offset *const *starts, MPI_Offset *const *counts, void *bufs[],
+                    const MPI_Offset *bufcounts, const MPI_Datatype *datatypes) {
+  if (anyPartitioned(ncid, num, varids))
+    return NC_ENOTSUPPORT;
+  return REAL(ncmpi_mget_vara)(ncid, num, varids, starts, counts, bufs, bufcounts, datatypes);
 }
 
 } // extern "C"
