@@ -1139,15 +1139,17 @@ void finalizeMpi() {
       break;
     }
     if (s.rank + step < s.nranks) {
+      uint64_t calls = 0; // known once the child's head arrived, even if the merge fails
+      bool counted = false;
       try {
         // What this rank holds for the merge: its trace, the merge's index
         // and id map entries for its files, the record blocks threads keep.
         const size_t held =
             traceHeapBytes(t) + mergeTableBytes(t.files.size()) + Q().blocks.load() * blockBytes(Q());
-        uint64_t calls = 0;
         size_t textBytes = 0;
         std::optional<Trace> child = recvTrace(s, s.rank + step, held, calls, textBytes);
         s.subtreeCalls += calls;
+        counted = true;
         if (child) {
           t = mergeTraces(std::move(t), std::move(*child));
         } else {
@@ -1166,6 +1168,9 @@ void finalizeMpi() {
         }
       } catch (const std::exception &e) {
         t.header.complete = false;
+        t.header.droppedEvents += calls; // the child's ranks are not in the trace
+        if (!counted)
+          s.subtreeCalls += calls;
         t.header.notes.push_back(std::string("merge failed: ") + e.what());
       }
     }
