@@ -66,6 +66,9 @@ struct FileState {
   Predictor predictor;
   std::vector<Access>
       plan; ///< the signature's accesses, in the view's logical bytes
+  /// The plan's shift onto this rank from the signature's rank rule, known
+  /// before the first read; nullopt: the first read places it.
+  std::optional<int64_t> placed;
   size_t distance = kDefaultDistance;
   double missLimit = kDefaultMissLimit;
   uint64_t windowReads = 0, windowMisses = 0;
@@ -91,7 +94,7 @@ struct Global {
   std::thread thread;
   bool stop = false;
   uint64_t nextId = 1;
-  int rank = -1;
+  int rank = -1, nranks = 1;
   std::map<std::string, std::shared_ptr<signature::SignatureReport>>
       reports; ///< by path; null: unreadable
 };
@@ -217,6 +220,21 @@ loadReport(const std::string &path) {
   return report;
 }
 
+/// The rank's initial position by the group's rank rule (Byna et al. SC08
+/// §V-C: the signature says where each rank starts): the listed position of
+/// this rank when the trace had as many ranks, else the formula; nullopt
+/// when neither applies (the first read then places the plan).
+std::optional<int64_t> rankStart(const signature::SignatureReport &report, const signature::SignatureGroup &group,
+                                 int rank, int nranks) {
+  if (report.nranks == nranks)
+    for (const auto &[r, pos] : group.initialPositions)
+      if (r == rank)
+        return pos;
+  if (group.initialPosition)
+    return group.initialPosition->evaluate(trace::ExprEnv{rank, nranks, {}});
+  return std::nullopt;
+}
+
 /// Pick the rank's read signature for the file; set the predictor.
 void chooseSignature(FileState &f, const std::string &sigPath) {
   auto report = loadReport(sigPath);
@@ -237,7 +255,10 @@ void chooseSignature(FileState &f, const std::string &sigPath) {
     }
     if (auto plan = expandSignature(s.trace); plan && !plan->empty()) {
       f.plan = std::move(*plan);
-      f.predictor = Predictor(f.plan);
+      f.placed = rankStart(*report, group, g().rank, g().nranks);
+      if (f.placed)
+        *f.placed -= s.trace.initialPosition;
+      f.predictor = Predictor(f.plan, f.placed);
       f.mode = "signature";
     }
     return;
@@ -547,8 +568,10 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
   if (G.rank < 0) {
     int initialized = 0;
     PMPI_Initialized(&initialized);
-    if (initialized)
+    if (initialized) {
       PMPI_Comm_rank(MPI_COMM_WORLD, &G.rank);
+      PMPI_Comm_size(MPI_COMM_WORLD, &G.nranks);
+    }
   }
   auto f = std::make_shared<FileState>();
   f->name = filename ? filename : "";
@@ -591,6 +614,8 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
   G.files[*fh] = std::move(f);
   if (first)
     startThread();
+  else
+    G.work.notify_one(); // a placed signature has accesses to prefetch now
   return rc;
 }
 
@@ -633,7 +658,8 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
     f->view = v ? std::make_shared<const View>(std::move(*v)) : nullptr;
     // Signatures of views are in the view's logical bytes (docs/signatures.md):
     // start over from the plan, or learn the new view's reads online.
-    f->predictor = f->plan.empty() ? Predictor() : Predictor(f->plan);
+    f->predictor = f->plan.empty() ? Predictor() : Predictor(f->plan, f->placed);
+    g().work.notify_one();
   }
   return rc;
 }

@@ -6,6 +6,9 @@
 //          selfwrite selfwrite-c selfwrite-ordered selfwrite-ishared
 // Rank 0 creates data.bin in the working directory (POSIX, before a barrier).
 // READERS_HINTS="key=value;key=value" opens the file with those MPI_Info hints.
+// READERS_SETTLE_US=N: each rank sleeps N µs after the open (and after btio's
+// set_view) before its first read, so a prefetcher that knows the first
+// accesses from the signature has them cached by then.
 // Prints "PATTERN: R reads, W wrong bytes" from rank 0; exits 1 on wrong bytes.
 #include <mpi.h>
 
@@ -75,6 +78,11 @@ void checkStatus(MPI_Status &st, MPI_Datatype t, int expected) {
   }
 }
 
+void settle() {
+  if (const char *us = std::getenv("READERS_SETTLE_US"))
+    usleep(useconds_t(std::atoi(us)));
+}
+
 // PIO-Bench simple strided: 48 reads of S bytes, P*S apart, from r*S.
 void simple(MPI_File fh, int version = 0) {
   const int S = 4096;
@@ -135,6 +143,7 @@ void btio(MPI_File fh) {
                            &ft);
   MPI_Type_commit(&ft);
   MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL);
+  settle();
   const int n = 8 * 4 * 32;
   const int64_t step = int64_t(8) * sizes[1] * 32 * 8;
   std::vector<unsigned char> buf(size_t(n) * 8);
@@ -348,6 +357,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "cannot open %s\n", kFile);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
+  settle();
   if (pattern == "simple")
     simple(fh);
   else if (pattern == "nested")
