@@ -42,6 +42,11 @@ constexpr size_t kDefaultBlock = 64 * 1024;
 constexpr size_t kDefaultCache = 32 * 1024 * 1024;
 constexpr size_t kDefaultDistance = 8;
 constexpr uint64_t kMissWindow = 64;
+/// Online learning that has not predicted anything after this many reads
+/// gives up (a random pattern): early, so that a pattern the detector cannot
+/// follow costs little. Stride cycles of up to 16 (OnlineDetector) are
+/// stable after about 20 reads.
+constexpr uint64_t kLearnWindow = 32;
 constexpr double kDefaultMissLimit = 0.9;
 
 struct Counters {
@@ -49,6 +54,7 @@ struct Counters {
   uint64_t hitBytes = 0, missBytes = 0, prefetchedBytes = 0, wastedBytes = 0,
            lateBytes = 0;
   uint64_t prefetchErrors = 0;
+  uint64_t wakeups = 0; ///< reads that woke the prefetch thread
 };
 
 struct FileState {
@@ -72,6 +78,7 @@ struct FileState {
   size_t distance = kDefaultDistance;
   double missLimit = kDefaultMissLimit;
   uint64_t windowReads = 0, windowMisses = 0;
+  bool everStable = false; ///< the predictor predicted something at least once
   Counters c;
   ~FileState() {
     if (fd >= 0)
@@ -354,15 +361,25 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf,
               int64_t count, MPI_Datatype type, int64_t &bytesOut) {
   Global &G = g();
   std::shared_ptr<FileState> fp;
+  if (count <= 0)
+    return false;
   {
     std::lock_guard lock(G.mu);
     fp = lookupFile(fh);
     if (!fp)
       return false;
+    if (!fp->enabled) {
+      // Turned off (random pattern, miss rate, hint): count the read and go
+      // to MPI; no file position, view mapping or prefetch thread wake-up.
+      int size = 0;
+      PMPI_Type_size(type, &size);
+      ++fp->c.reads;
+      ++fp->c.misses;
+      fp->c.missBytes += uint64_t(size) * uint64_t(count);
+      return false;
+    }
   }
   FileState &f = *fp;
-  if (count <= 0)
-    return false;
   std::optional<int64_t> bytes = contiguousBytes(type, count);
   MPI_Offset pos = 0;
   if (etypeOffset)
@@ -421,15 +438,27 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf,
     f.c.missBytes += uint64_t(*bytes);
   }
   if (f.enabled) {
+    f.everStable = f.everStable || f.predictor.state() != PredictorState::Learning;
     ++f.windowReads;
     f.windowMisses += hit ? 0 : 1;
-    if (f.windowReads >= kMissWindow) {
+    if (!f.everStable && f.c.reads >= kLearnWindow) {
+      char why[64];
+      std::snprintf(why, sizeof why, "no pattern in the first %llu reads", (unsigned long long)kLearnWindow);
+      f.disable(why);
+    } else if (f.windowReads >= kMissWindow) {
       if (double(f.windowMisses) / double(f.windowReads) > f.missLimit)
         f.disable("miss rate above the limit");
       f.windowReads = f.windowMisses = 0;
     }
+    if (!f.enabled)
+      dropLocked(f); // its predictions will not be read
   }
-  G.work.notify_one();
+  // Wake the prefetch thread only when it has something to do: the window of
+  // predictions moved or this read released cached blocks.
+  if (f.enabled && !f.atomic && f.view && f.predictor.state() != PredictorState::Learning) {
+    ++f.c.wakeups;
+    G.work.notify_one();
+  }
   bytesOut = *bytes;
   return hit;
 }
@@ -483,20 +512,14 @@ void report(const FileState &f) {
       "%zu cache %zu reads %llu hits %llu misses %llu hit_bytes %llu "
       "miss_bytes %llu prefetched_bytes %llu wasted_bytes %llu late_bytes %llu "
       "excluded %llu "
-      "passthrough %llu prefetch_errors %llu\n",
-      g().rank, f.name.c_str(),
-      f.predictor.abandonedSignature() ? "signature-abandoned" : f.mode.c_str(),
-      stateName(f.predictor.state()), f.enabled ? "" : " disabled: ",
-      f.enabled ? "" : f.disabledBecause.c_str(), f.distance,
-      g().cache->blockSize(),
-      g().cache->capacityBlocks() * g().cache->blockSize(),
-      (unsigned long long)f.c.reads, (unsigned long long)f.c.hits,
-      (unsigned long long)f.c.misses, (unsigned long long)f.c.hitBytes,
-      (unsigned long long)f.c.missBytes,
-      (unsigned long long)f.c.prefetchedBytes,
-      (unsigned long long)f.c.wastedBytes, (unsigned long long)f.c.lateBytes,
-      (unsigned long long)f.c.excluded, (unsigned long long)f.c.passthrough,
-      (unsigned long long)f.c.prefetchErrors);
+      "passthrough %llu prefetch_errors %llu wakeups %llu\n",
+      g().rank, f.name.c_str(), f.predictor.abandonedSignature() ? "signature-abandoned" : f.mode.c_str(),
+      stateName(f.predictor.state()), f.enabled ? "" : " disabled: ", f.enabled ? "" : f.disabledBecause.c_str(),
+      f.distance, g().cache->blockSize(), g().cache->capacityBlocks() * g().cache->blockSize(),
+      (unsigned long long)f.c.reads, (unsigned long long)f.c.hits, (unsigned long long)f.c.misses,
+      (unsigned long long)f.c.hitBytes, (unsigned long long)f.c.missBytes, (unsigned long long)f.c.prefetchedBytes,
+      (unsigned long long)f.c.wastedBytes, (unsigned long long)f.c.lateBytes, (unsigned long long)f.c.excluded,
+      (unsigned long long)f.c.passthrough, (unsigned long long)f.c.prefetchErrors, (unsigned long long)f.c.wakeups);
   if (target == "stderr" || target == "-" || target == "1") {
     std::fputs(line, stderr);
     return;
