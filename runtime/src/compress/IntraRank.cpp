@@ -370,7 +370,7 @@ size_t valueBytes(const Value &v) {
     b += 64 + monomial.size() * sizeof(monomial[0]);
     for (const auto &[atom, e] : monomial)
       if (atom.table)
-        b += atom.table->size() * sizeof(int64_t);
+        b += sizeof(IntColumn) + atom.table->heapBytes();
   }
   return b;
 }
