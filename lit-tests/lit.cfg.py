@@ -71,6 +71,15 @@ for feature, path in (("sio-trace", tool("sio-trace")),
 if os.path.exists(getattr(config, "flang", "")) and os.path.exists(tool("sio-fc")):
     config.available_features.add("flang")
 
+# PnetCDF built against MPICH (cmake/SioPnetCDF.cmake): lit-tests/pnetcdf.
+if getattr(config, "have_pnetcdf", False) and os.path.exists(config.pnetcdf_library):
+    config.available_features.add("pnetcdf")
+    _pnetcdf_libdir = os.path.dirname(config.pnetcdf_library)
+    config.substitutions.append(("%pnetcdf-cflags", "-I" + config.pnetcdf_include_dir))
+    config.substitutions.append(("%pnetcdf-libs", "%s -Wl,-rpath,%s" % (config.pnetcdf_library, _pnetcdf_libdir)))
+    config.substitutions.append(("%ncmpidump", os.path.join(config.pnetcdf_bin_dir, "ncmpidump")))
+    config.substitutions.append(("%ncmpidiff", os.path.join(config.pnetcdf_bin_dir, "ncmpidiff")))
+
 # Optional outside tools of the report tests (scripts/deps.sh installs them).
 import shutil
 import subprocess

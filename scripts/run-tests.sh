@@ -10,6 +10,7 @@ src="$(cd "$here/.." && pwd)"
 build="${SIO_BUILD_DIR:-$src/build}"
 
 sio_install_missing_packages
+sio_enable_deb_src
 sio_configure_and_build
 
 jobs="$(nproc)"

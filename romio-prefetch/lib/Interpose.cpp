@@ -7,6 +7,7 @@
 // Coherence: each file has a generation; dropping the file's cache (sync,
 // set_view, set_size, atomic mode, close) or a local write bumps it, and a
 // block whose load began under an older generation is thrown away.
+#include "Coherence.h"
 #include "View.h"
 #include "sio/prefetch/Cache.h"
 #include "sio/prefetch/Predictor.h"
@@ -528,6 +529,9 @@ int advancePointer(MPI_File fh, int64_t bytes) {
 }
 
 } // namespace
+
+void dropFileCache(MPI_File fh) { drop(fh); }
+
 } // namespace sio::prefetch
 
 using namespace sio::prefetch;
@@ -798,132 +802,8 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf,
   invalidateWrite(fh, offset, count, datatype);
   return rc;
 }
-int MPI_File_iwrite(MPI_File fh, const void *buf, int count,
-                    MPI_Datatype datatype, MPI_Request *request) {
-  drop(fh); // completes later: the whole file's cache goes, before and after
-  int rc = PMPI_File_iwrite(fh, buf, count, datatype, request);
-  drop(fh);
-  return rc;
-}
-int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf,
-                       int count, MPI_Datatype datatype, MPI_Request *request) {
-  drop(fh);
-  int rc = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
-  drop(fh);
-  return rc;
-}
-int MPI_File_write_shared(MPI_File fh, const void *buf, int count,
-                          MPI_Datatype datatype, MPI_Status *status) {
-  drop(fh);
-  int rc = PMPI_File_write_shared(fh, buf, count, datatype, status);
-  drop(fh);
-  return rc;
-}
-int MPI_File_write_ordered(MPI_File fh, const void *buf, int count,
-                           MPI_Datatype datatype, MPI_Status *status) {
-  drop(fh);
-  int rc = PMPI_File_write_ordered(fh, buf, count, datatype, status);
-  drop(fh);
-  return rc;
-}
-int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count,
-                             MPI_Datatype datatype) {
-  drop(fh);
-  return PMPI_File_write_all_begin(fh, buf, count, datatype);
-}
-int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status) {
-  int rc = PMPI_File_write_all_end(fh, buf, status);
-  drop(fh);
-  return rc;
-}
-int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf,
-                                int count, MPI_Datatype datatype) {
-  drop(fh);
-  return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
-}
-int MPI_File_write_at_all_end(MPI_File fh, const void *buf,
-                              MPI_Status *status) {
-  int rc = PMPI_File_write_at_all_end(fh, buf, status);
-  drop(fh);
-  return rc;
-}
-
-// Every other write form (MPI-3 nonblocking collectives, split ordered, the
-// MPI-4 large-count forms): the file's cache is dropped before and after.
-#define SIO_PREFETCH_DROP_AROUND(NAME, PARAMS, ARGS)                           \
-  int NAME PARAMS {                                                            \
-    drop(fh);                                                                  \
-    int rc = P##NAME ARGS;                                                     \
-    drop(fh);                                                                  \
-    return rc;                                                                 \
-  }
-SIO_PREFETCH_DROP_AROUND(MPI_File_iwrite_all,
-                         (MPI_File fh, const void *buf, int count,
-                          MPI_Datatype t, MPI_Request *r),
-                         (fh, buf, count, t, r))
-SIO_PREFETCH_DROP_AROUND(MPI_File_iwrite_at_all,
-                         (MPI_File fh, MPI_Offset o, const void *buf, int count,
-                          MPI_Datatype t, MPI_Request *r),
-                         (fh, o, buf, count, t, r))
-SIO_PREFETCH_DROP_AROUND(MPI_File_write_ordered_begin,
-                         (MPI_File fh, const void *buf, int count,
-                          MPI_Datatype t),
-                         (fh, buf, count, t))
-SIO_PREFETCH_DROP_AROUND(MPI_File_write_ordered_end,
-                         (MPI_File fh, const void *buf, MPI_Status *st),
-                         (fh, buf, st))
-SIO_PREFETCH_DROP_AROUND(MPI_File_write_c,
-                         (MPI_File fh, const void *buf, MPI_Count count,
-                          MPI_Datatype t, MPI_Status *st),
-                         (fh, buf, count, t, st))
-SIO_PREFETCH_DROP_AROUND(MPI_File_write_all_c,
-                         (MPI_File fh, const void *buf, MPI_Count count,
-                          MPI_Datatype t, MPI_Status *st),
-                         (fh, buf, count, t, st))
-SIO_PREFETCH_DROP_AROUND(MPI_File_write_at_c,
-                         (MPI_File fh, MPI_Offset o, const void *buf,
-                          MPI_Count count, MPI_Datatype t, MPI_Status *st),
-                         (fh, o, buf, count, t, st))
-SIO_PREFETCH_DROP_AROUND(MPI_File_write_at_all_c,
-                         (MPI_File fh, MPI_Offset o, const void *buf,
-                          MPI_Count count, MPI_Datatype t, MPI_Status *st),
-                         (fh, o, buf, count, t, st))
-SIO_PREFETCH_DROP_AROUND(MPI_File_write_shared_c,
-                         (MPI_File fh, const void *buf, MPI_Count count,
-                          MPI_Datatype t, MPI_Status *st),
-                         (fh, buf, count, t, st))
-SIO_PREFETCH_DROP_AROUND(MPI_File_write_ordered_c,
-                         (MPI_File fh, const void *buf, MPI_Count count,
-                          MPI_Datatype t, MPI_Status *st),
-                         (fh, buf, count, t, st))
-SIO_PREFETCH_DROP_AROUND(MPI_File_iwrite_c,
-                         (MPI_File fh, const void *buf, MPI_Count count,
-                          MPI_Datatype t, MPIO_Request *r),
-                         (fh, buf, count, t, r))
-SIO_PREFETCH_DROP_AROUND(MPI_File_iwrite_all_c,
-                         (MPI_File fh, const void *buf, MPI_Count count,
-                          MPI_Datatype t, MPI_Request *r),
-                         (fh, buf, count, t, r))
-SIO_PREFETCH_DROP_AROUND(MPI_File_iwrite_at_c,
-                         (MPI_File fh, MPI_Offset o, const void *buf,
-                          MPI_Count count, MPI_Datatype t, MPIO_Request *r),
-                         (fh, o, buf, count, t, r))
-SIO_PREFETCH_DROP_AROUND(MPI_File_iwrite_at_all_c,
-                         (MPI_File fh, MPI_Offset o, const void *buf,
-                          MPI_Count count, MPI_Datatype t, MPI_Request *r),
-                         (fh, o, buf, count, t, r))
-SIO_PREFETCH_DROP_AROUND(MPI_File_write_all_begin_c,
-                         (MPI_File fh, const void *buf, MPI_Count count,
-                          MPI_Datatype t),
-                         (fh, buf, count, t))
-SIO_PREFETCH_DROP_AROUND(MPI_File_write_at_all_begin_c,
-                         (MPI_File fh, MPI_Offset o, const void *buf,
-                          MPI_Count count, MPI_Datatype t),
-                         (fh, o, buf, count, t))
-SIO_PREFETCH_DROP_AROUND(MPI_File_write_ordered_begin_c,
-                         (MPI_File fh, const void *buf, MPI_Count count,
-                          MPI_Datatype t),
-                         (fh, buf, count, t))
-#undef SIO_PREFETCH_DROP_AROUND
+// Every other write form (nonblocking, shared and ordered, split collective,
+// the MPI-4 large-count forms) is generated from IoCalls.def in
+// GeneratedInterposers.cpp: the file's cache is dropped before and after.
 
 } // extern "C"

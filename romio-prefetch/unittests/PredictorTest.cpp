@@ -101,6 +101,22 @@ TEST(Predictor, OnlineLearnsNestedStrides) {
   EXPECT_EQ(next[2].offset, 50000);
 }
 
+// Groups of four (PIO-Bench's nested strided): the whole next group and the
+// start of the one after are predicted once the cycle is learnt.
+TEST(Predictor, OnlineLearnsGroupsOfFour) {
+  Predictor p;
+  for (int r = 0; r < 3; ++r)
+    for (int j = 0; j < 4; ++j)
+      p.observe(r * 1000000 + j * 2000, 1000);
+  EXPECT_EQ(p.state(), PredictorState::Stable);
+  auto next = p.upcoming(5);
+  ASSERT_EQ(next.size(), 5u);
+  EXPECT_EQ(next[0].offset, 3000000);
+  EXPECT_EQ(next[1].offset, 3002000);
+  EXPECT_EQ(next[3].offset, 3006000);
+  EXPECT_EQ(next[4].offset, 4000000);
+}
+
 TEST(Predictor, OnlineRandomNeverPredicts) {
   Predictor p;
   const int64_t offs[] = {9, 4000, 77, 123456, 5, 999999, 31, 424242, 1, 60000};

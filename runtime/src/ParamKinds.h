@@ -25,15 +25,17 @@ struct Call {
   int64_t ints[4] = {};
   int nints = 0;
   int64_t comm = 0;
-  int64_t peerComm = 0;    ///< MPI_Intercomm_create's peer_comm
-  const int *arrays[2];    ///< IntArray parameters (topology arguments), left uninitialised
+  int64_t peerComm = 0; ///< MPI_Intercomm_create's peer_comm
+  const int *arrays[2]; ///< IntArray parameters (topology arguments), left uninitialised
   int narrays = 0;
   int fd = -1;
   const struct iovec *iov = nullptr;
   const void *fh = nullptr;
   bool completed = true; ///< Test/Testall: did the requests complete?
   bool releaseRequests = false;
-  int32_t fdRelease = -1, streamRelease = -1; ///< codes released by finish()
+  /// Descriptor, stream and directory-stream codes released by finish()
+  /// (indexed by pk::Table), -1 for none.
+  int32_t released[3] = {-1, -1, -1};
   int nrelease = 0;
   /// Stands in for MPI_STATUS_IGNORE so the bytes transferred can be read
   /// (pk::Status); left uninitialised like `release`.
@@ -43,10 +45,12 @@ struct Call {
   int64_t lastInt() const { return nints ? ints[nints - 1] : 0; }
   /// After all post(): requests completed by Wait/Test stop being I/O requests.
   void finish() {
-    if (fdRelease >= 0)
-      releaseFdCode(fdRelease);
-    if (streamRelease >= 0)
-      releaseStreamCode(streamRelease);
+    if (released[0] >= 0)
+      releaseFdCode(released[0]);
+    if (released[1] >= 0)
+      releaseStreamCode(released[1]);
+    if (released[2] >= 0)
+      releaseDirCode(released[2]);
     if (releaseRequests && completed)
       for (int i = 0; i < nrelease; ++i)
         requestRelease(release[i]);
@@ -97,94 +101,53 @@ struct VaMode : Ign {
   }
 };
 
-/// A descriptor: recorded only if its open was.
-struct Fd : Ign {
-  static bool pre(Call &c, const char *n, int fd) {
+/// Handles the runtime tables by their descriptor number: a file descriptor,
+/// a stream (fileno) or a directory stream (dirfd). Recorded only if the
+/// handle's open was. A closing kind takes the table entry before the real
+/// close: once the close returns, the kernel may give the number to another
+/// thread's open, whose entry a later clear would wipe (its calls then went
+/// unrecorded until it reopened). On Linux close(), fclose() and closedir()
+/// release the descriptor even when they fail. The code itself is released
+/// after the call (Call::finish), so no other handle takes it meanwhile.
+enum class Table { Fd, Stream, Dir }; // Call::released's order
+
+template <Table T> struct TableOf;
+template <> struct TableOf<Table::Fd> {
+  static int fdOf(int fd) { return fd; }
+  static std::atomic<int32_t> *codes() { return g_fdCode; }
+};
+template <> struct TableOf<Table::Stream> {
+  static int fdOf(FILE *s) { return s ? fileno_unlocked(s) : -1; }
+  static std::atomic<int32_t> *codes() { return g_streamCode; }
+};
+template <> struct TableOf<Table::Dir> {
+  static int fdOf(DIR *d) { return d ? dirfd(d) : -1; }
+  static std::atomic<int32_t> *codes() { return g_dirCode; }
+};
+
+template <Table T, bool Closing> struct TabledHandle : Ign {
+  template <class H> static bool pre(Call &c, const char *n, H h) {
+    const int fd = TableOf<T>::fdOf(h);
     if (unsigned(fd) >= unsigned(kMaxFd))
       return false;
-    int32_t code = g_fdCode[fd].load(std::memory_order_relaxed);
+    std::atomic<int32_t> &entry = TableOf<T>::codes()[fd];
+    const int32_t code = Closing ? entry.exchange(0, std::memory_order_relaxed) : entry.load(std::memory_order_relaxed);
     if (code == 0)
       return false;
     c.rec->add(n, code - 1);
     c.fd = fd;
+    if constexpr (Closing)
+      c.released[int(T)] = code - 1;
     return true;
   }
 };
 
-/// The table entry goes before the real close: once close() returns, the
-/// kernel may give the number to another thread's open, whose entry a later
-/// clear would wipe (its calls then went unrecorded until it reopened). On
-/// Linux close() releases the descriptor even when it fails.
-struct FdClose : Ign {
-  static bool pre(Call &c, const char *n, int fd) {
-    if (unsigned(fd) >= unsigned(kMaxFd))
-      return false;
-    int32_t code = g_fdCode[fd].exchange(0, std::memory_order_relaxed);
-    if (code == 0)
-      return false;
-    c.rec->add(n, code - 1);
-    c.fd = fd;
-    c.fdRelease = code - 1; // the code itself is freed after the call (Call::finish)
-    return true;
-  }
-};
-
-struct Stream : Ign {
-  static bool pre(Call &c, const char *n, FILE *s) {
-    if (s == nullptr)
-      return false;
-    int fd = fileno_unlocked(s);
-    if (unsigned(fd) >= unsigned(kMaxFd))
-      return false;
-    int32_t code = g_streamCode[fd].load(std::memory_order_relaxed);
-    if (code == 0)
-      return false;
-    c.rec->add(n, code - 1);
-    c.fd = fd;
-    return true;
-  }
-};
-
-/// As FdClose: fclose() releases the stream and its descriptor even when it
-/// fails.
-struct StreamClose : Ign {
-  static bool pre(Call &c, const char *n, FILE *s) {
-    if (s == nullptr)
-      return false;
-    int fd = fileno_unlocked(s);
-    if (unsigned(fd) >= unsigned(kMaxFd))
-      return false;
-    int32_t code = g_streamCode[fd].exchange(0, std::memory_order_relaxed);
-    if (code == 0)
-      return false;
-    c.rec->add(n, code - 1);
-    c.fd = fd;
-    c.streamRelease = code - 1;
-    return true;
-  }
-};
-
-/// A directory stream (DIR*): recorded only if its opendir was.
-struct Dir : Ign {
-  static bool pre(Call &c, const char *n, DIR *d) {
-    int fd = d ? dirfd(d) : -1;
-    if (unsigned(fd) >= unsigned(kMaxFd))
-      return false;
-    int32_t code = g_dirCode[fd].load(std::memory_order_relaxed);
-    if (code == 0)
-      return false;
-    c.rec->add(n, code - 1);
-    c.fd = fd;
-    return true;
-  }
-};
-
-struct DirClose : Dir {
-  static void post(Call &c, const char *, DIR *) {
-    if (int32_t code = g_dirCode[c.fd].exchange(0, std::memory_order_relaxed))
-      releaseDirCode(code - 1);
-  }
-};
+using Fd = TabledHandle<Table::Fd, false>;
+using FdClose = TabledHandle<Table::Fd, true>;
+using Stream = TabledHandle<Table::Stream, false>;
+using StreamClose = TabledHandle<Table::Stream, true>;
+using Dir = TabledHandle<Table::Dir, false>;
+using DirClose = TabledHandle<Table::Dir, true>;
 
 /// A file name: its id in the rank's file table. Excluded paths veto.
 struct Path : Ign {
@@ -315,7 +278,8 @@ inline std::vector<int64_t> intArray(const Call &c, int k, int64_t n) {
 
 struct SplitTypeMade {
   static int64_t make(Call &c, MPI_Comm out) {
-    return commMade("split_type", c.comm, int64_t(out), c.rec->id, {{"split_type", {c.ints[0]}}, {"key", {c.ints[1]}}}, false);
+    return commMade("split_type", c.comm, int64_t(out), c.rec->id, {{"split_type", {c.ints[0]}}, {"key", {c.ints[1]}}},
+                    false);
   }
 };
 struct DupMade {
@@ -346,7 +310,9 @@ struct CartSubMade {
 struct IntercommMade {
   static int64_t make(Call &c, MPI_Comm out) {
     return commMade("intercomm", c.comm, int64_t(out), c.rec->id,
-                    {{"peer", {commCode(c.peerComm)}}, {"local_leader", {c.ints[0]}}, {"remote_leader", {c.ints[1]}},
+                    {{"peer", {commCode(c.peerComm)}},
+                     {"local_leader", {c.ints[0]}},
+                     {"remote_leader", {c.ints[1]}},
                      {"tag", {c.ints[2]}}},
                     false);
   }

@@ -5,6 +5,7 @@
 // libsiotrace-rt before libc and libmpi). POSIX/stdio wrappers reach the real
 // function through dlsym(RTLD_NEXT), MPI wrappers through PMPI_*.
 #include "ParamKinds.h"
+#include "sio/IoCallParams.h"
 
 #include <cerrno>
 #include <cstdarg>
@@ -227,19 +228,6 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
 // ---- generation from IoCalls.def -------------------------------------------------
 
 // Map a macro over P(KIND, TYPE, name) elements (C++20 __VA_OPT__).
-#define SIO_PARENS ()
-#define SIO_EXPAND(...) SIO_EXPAND3(SIO_EXPAND3(SIO_EXPAND3(SIO_EXPAND3(__VA_ARGS__))))
-#define SIO_EXPAND3(...) SIO_EXPAND2(SIO_EXPAND2(SIO_EXPAND2(SIO_EXPAND2(__VA_ARGS__))))
-#define SIO_EXPAND2(...) SIO_EXPAND1(SIO_EXPAND1(SIO_EXPAND1(SIO_EXPAND1(__VA_ARGS__))))
-#define SIO_EXPAND1(...) __VA_ARGS__
-#define SIO_MAP(m, ...) __VA_OPT__(SIO_EXPAND(SIO_MAP_HELPER(m, __VA_ARGS__)))
-#define SIO_MAP_HELPER(m, a, ...) m(a) __VA_OPT__(, SIO_MAP_AGAIN SIO_PARENS(m, __VA_ARGS__))
-#define SIO_MAP_AGAIN() SIO_MAP_HELPER
-
-#define SIO_DECL(p) SIO_DECL_##p
-#define SIO_DECL_P(K, T, N) T N
-#define SIO_TYPE(p) SIO_TYPE_##p
-#define SIO_TYPE_P(K, T, N) T
 #define SIO_ARG(p) SIO_ARG_##p
 #define SIO_ARG_P(K, T, N) ::sio::rt::Arg<::sio::rt::pk::K, T>{#N, N}
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <dirent.h>
+
 using namespace sio::rt;
 
 TEST(Record, PlainAndSmall) {
@@ -107,10 +109,41 @@ TEST(Handles, FdTableCodesInCreationOrder) {
   // A close frees the descriptor's entry before the real call (another
   // thread's open may get the number as soon as it returns).
   EXPECT_TRUE(pk::FdClose::pre(c, "fd", 901));
-  EXPECT_EQ(c.fdRelease, first + 1);
+  EXPECT_EQ(c.released[int(pk::Table::Fd)], first + 1);
   EXPECT_FALSE(pk::Fd::pre(c, "fd", 901));
   pk::RetFd::post(c, -1); // a failed open
   EXPECT_EQ(r.slots[r.nslots - 1].value, -1);
+}
+
+// Directory streams follow the descriptors' rule: closedir frees the entry
+// before the real call and the code only after it (Call::finish).
+TEST(Handles, DirClosedBeforeTheRealCall) {
+  Record r{};
+  Call c{};
+  c.rec = &r;
+  DIR *d = opendir("/");
+  ASSERT_NE(d, nullptr);
+  EXPECT_FALSE(pk::Dir::pre(c, "dir", d));
+  EXPECT_FALSE(pk::Dir::pre(c, "dir", static_cast<DIR *>(nullptr)));
+  pk::RetDir::post(c, d);
+  const int32_t code = int32_t(r.slots[r.nslots - 1].value);
+  EXPECT_GE(code, 0);
+  r.nslots = 0;
+  EXPECT_TRUE(pk::Dir::pre(c, "dir", d));
+  EXPECT_EQ(r.slots[0].value, code);
+  EXPECT_TRUE(pk::DirClose::pre(c, "dir", d));
+  EXPECT_EQ(c.released[int(pk::Table::Dir)], code);
+  EXPECT_FALSE(pk::Dir::pre(c, "dir", d)); // the entry is gone already
+  closedir(d);
+  c.finish();
+  // The code is free again: the next directory stream gets it back.
+  DIR *e = opendir("/");
+  ASSERT_NE(e, nullptr);
+  Call c2{};
+  c2.rec = &r;
+  pk::RetDir::post(c2, e);
+  EXPECT_EQ(r.slots[r.nslots - 1].value, code);
+  closedir(e);
 }
 
 TEST(Handles, FilesAndStrings) {

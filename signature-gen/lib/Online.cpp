@@ -10,6 +10,11 @@ namespace sio::signature {
 namespace {
 constexpr size_t kHistory = 64;
 constexpr size_t kMarkovMinHistory = 8;
+/// Longest stride cycle tried: nested strided reads of up to this many
+/// accesses per group (PIO-Bench's nested strided uses 4, Byna et al. SC08
+/// §VI) are followed exactly instead of by the Markov chain, which predicts
+/// only the likeliest successor and misses once per group.
+constexpr int kMaxPeriod = 16;
 } // namespace
 
 std::optional<int64_t> OnlineDetector::predictStride() const {
@@ -94,7 +99,7 @@ void OnlineDetector::chooseHypothesis() {
     kind_ = strides_.back() < 0 ? Spatial::NegativeStrided : Spatial::FixedStrided;
     return;
   }
-  for (int p : {2, 3})
+  for (int p = 2; p <= kMaxPeriod; ++p)
     if (explains(Spatial::KdStrided, p)) {
       kind_ = Spatial::KdStrided;
       period_ = p;

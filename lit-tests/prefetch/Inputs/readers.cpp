@@ -3,7 +3,7 @@
 // compared with the bytes the file holds: byte(offset, version).
 //   readers PATTERN [--compute-us N]
 // PATTERN: simple nested segmented btio tile vector iread rewrite random shared
-//          selfwrite selfwrite-c
+//          selfwrite selfwrite-c selfwrite-ordered selfwrite-ishared
 // Rank 0 creates data.bin in the working directory (POSIX, before a barrier).
 // READERS_HINTS="key=value;key=value" opens the file with those MPI_Info hints.
 // Prints "PATTERN: R reads, W wrong bytes" from rank 0; exits 1 on wrong bytes.
@@ -231,22 +231,45 @@ void rewrite(MPI_File fh, int64_t size) {
   simple(fh, 1);
 }
 
+enum class WriteForm { At, AtLargeCount, Ordered, SharedNonblocking };
+
 // Each rank overwrites the bytes it reads between two passes of simple
-// strided reads, with MPI_File_write_at (or the large-count
-// MPI_File_write_at_c), no sync: a process sees its own writes (MPI-4 §14.6.1).
-void selfwrite(MPI_File fh, bool largeCount) {
+// strided reads, no sync: a process sees its own writes (MPI-4 §14.6.1).
+// The forms: MPI_File_write_at, the large-count MPI_File_write_at_c,
+// MPI_File_write_ordered and MPI_File_iwrite_shared (ranks take turns, so
+// the shared pointer lands every rank's block where its reads are).
+void selfwrite(MPI_File fh, WriteForm form) {
   simple(fh, 0);
   const int S = 4096;
   std::vector<unsigned char> buf(S);
+  if (form == WriteForm::Ordered || form == WriteForm::SharedNonblocking)
+    MPI_File_seek_shared(fh, 0, MPI_SEEK_SET);
   for (int i = 0; i < 48; ++i) {
     const int64_t off = (int64_t(i) * nranks + rank) * S;
     for (int b = 0; b < S; ++b)
       buf[size_t(b)] = byteAt(off + b, 1);
-    if (largeCount)
+    switch (form) {
+    case WriteForm::At:
+      MPI_File_write_at(fh, off, buf.data(), S, MPI_BYTE, MPI_STATUS_IGNORE);
+      break;
+    case WriteForm::AtLargeCount:
       MPI_File_write_at_c(fh, off, buf.data(), MPI_Count(S), MPI_BYTE,
                           MPI_STATUS_IGNORE);
-    else
-      MPI_File_write_at(fh, off, buf.data(), S, MPI_BYTE, MPI_STATUS_IGNORE);
+      break;
+    case WriteForm::Ordered:
+      MPI_File_write_ordered(fh, buf.data(), S, MPI_BYTE, MPI_STATUS_IGNORE);
+      break;
+    case WriteForm::SharedNonblocking:
+      for (int turn = 0; turn < nranks; ++turn) {
+        if (turn == rank) {
+          MPI_Request req;
+          MPI_File_iwrite_shared(fh, buf.data(), S, MPI_BYTE, &req);
+          MPI_Wait(&req, MPI_STATUS_IGNORE);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+      }
+      break;
+    }
   }
   simple(fh, 1);
 }
@@ -344,9 +367,13 @@ int main(int argc, char **argv) {
   else if (pattern == "random")
     random(fh, size);
   else if (pattern == "selfwrite")
-    selfwrite(fh, false);
+    selfwrite(fh, WriteForm::At);
   else if (pattern == "selfwrite-c")
-    selfwrite(fh, true);
+    selfwrite(fh, WriteForm::AtLargeCount);
+  else if (pattern == "selfwrite-ordered")
+    selfwrite(fh, WriteForm::Ordered);
+  else if (pattern == "selfwrite-ishared")
+    selfwrite(fh, WriteForm::SharedNonblocking);
   else if (pattern == "shared")
     shared(fh);
   else {

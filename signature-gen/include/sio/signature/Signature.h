@@ -243,8 +243,8 @@ SignatureReport analyze(const trace::Trace &trace, const Options &options);
 enum class DetectorState { Init, Learning, Stable };
 
 /// Figure 3 as a streaming detector: init until a stride is seen; learning
-/// while a hypothesis (fixed stride, then 2-d and 3-d stride cycles, then a
-/// Markov chain over strides) is being confirmed; stable once it predicted the
+/// while a hypothesis (fixed stride, then stride cycles of period 2 to 16,
+/// shortest first, then a Markov chain over strides) is being confirmed; stable once it predicted the
 /// last `confirmations` strides. A misprediction sends it back to learning
 /// with the next hypothesis that explains the history, or to init when none
 /// does. The prefetcher can use it to verify a signature against live reads.
@@ -254,7 +254,8 @@ public:
   void observe(int64_t offset);
   DetectorState state() const { return state_; }
   /// The hypothesis: FixedStrided or NegativeStrided (contiguous counts as
-  /// fixed: sizes are not observed), KdStrided with dimension() 2 or 3,
+  /// fixed: sizes are not observed), KdStrided with dimension() the cycle's
+  /// period (2 to 16),
   /// VariableStrided (Markov), or None in init.
   Spatial kind() const { return kind_; }
   int dimension() const { return period_; }

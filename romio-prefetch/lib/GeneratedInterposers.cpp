@@ -1,0 +1,52 @@
+// Interposers generated from the one list, runtime/include/sio/IoCalls.def:
+// one per MPI-IO function. Every write form drops the file's cache before
+// the call (no load in flight is kept) and after it (no load that raced with
+// the write is kept) — coherence with the rank's own writes, Byna et al. SC08
+// §V-F; every other function passes straight through to PMPI.
+//
+// They are weak definitions: the hand-written interposers of Interpose.cpp
+// (reads served from the cache, blocking writes that invalidate exactly the
+// bytes they overlap, open/close/sync/set_view) replace them at link time.
+// A write form added to IoCalls.def is therefore kept coherent without a
+// line here.
+#include "Coherence.h"
+#include "sio/IoCallParams.h"
+
+#include <mpi.h>
+
+#include <string_view>
+
+namespace sio::prefetch {
+namespace {
+
+constexpr bool isWriteOp(std::string_view op) {
+  return op.starts_with("MPI_File_write") || op.starts_with("MPI_File_iwrite");
+}
+
+inline void dropIfFile(MPI_File fh) { dropFileCache(fh); }
+template <class T> inline void dropIfFile(const T &) {}
+
+/// Drops the cache of the file handle among `args` when the call writes.
+template <bool Write, class... Args> inline void dropIfWrite(const Args &...args) {
+  if constexpr (Write)
+    (dropIfFile(args), ...);
+}
+
+} // namespace
+} // namespace sio::prefetch
+
+// Only MPI-IO functions are interposed here (POSIX, stdio and the MPI calls
+// the runtime records for replay are none of the prefetch library's business).
+#define SIO_PREFETCH_GEN_POSIX(NAME, OP, RET, ...)
+#define SIO_PREFETCH_GEN_STDIO(NAME, OP, RET, ...)
+#define SIO_PREFETCH_GEN_SYNC(NAME, OP, RET, ...)
+#define SIO_PREFETCH_GEN_MPIIO(NAME, OP, RET, ...)                                                                     \
+  extern "C" __attribute__((weak, visibility("default"))) RET NAME(SIO_MAP(SIO_DECL, __VA_ARGS__)) {                   \
+    constexpr bool kWrite = ::sio::prefetch::isWriteOp(#OP);                                                           \
+    ::sio::prefetch::dropIfWrite<kWrite>(SIO_MAP(SIO_NAME, __VA_ARGS__));                                              \
+    RET rc = P##NAME(SIO_MAP(SIO_NAME, __VA_ARGS__));                                                                  \
+    ::sio::prefetch::dropIfWrite<kWrite>(SIO_MAP(SIO_NAME, __VA_ARGS__));                                              \
+    return rc;                                                                                                         \
+  }
+#define SIO_IO_CALL(NAME, LAYER, OP, RET, RETKIND, VA, ...) SIO_PREFETCH_GEN_##LAYER(NAME, OP, RET, __VA_ARGS__)
+#include "sio/IoCalls.def"
