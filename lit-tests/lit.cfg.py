@@ -47,6 +47,7 @@ config.substitutions.append(("%clang", os.path.join(config.llvm_bin_dir, "clang"
 config.substitutions.append(("%opt", os.path.join(config.llvm_bin_dir, "opt")))
 config.substitutions.append(("%mpicxx", config.mpicxx))
 config.substitutions.append(("%mpicc", config.mpicc))
+config.substitutions.append(("%mpifort", getattr(config, "mpifort", "")))
 config.substitutions.append(("%mpiexec", config.mpiexec))
 # `%expect-exit STATUS CMD...`: lit's shell has no $?, and `not` accepts any
 # nonzero status; tools promise exact exit codes (1 = differences, 2 = bad input).
@@ -70,6 +71,10 @@ for feature, path in (("sio-trace", tool("sio-trace")),
 # build generated sio-fc (Debian package flang-19; docs/fortran.md).
 if os.path.exists(getattr(config, "flang", "")) and os.path.exists(tool("sio-fc")):
     config.available_features.add("flang")
+# MPICH's gfortran wrapper, for Fortran programs built without sio (traced
+# through LD_PRELOAD).
+if os.path.exists(getattr(config, "mpifort", "")):
+    config.available_features.add("mpifort")
 
 # PnetCDF built against MPICH (cmake/SioPnetCDF.cmake): lit-tests/pnetcdf.
 if getattr(config, "have_pnetcdf", False) and os.path.exists(config.pnetcdf_library):
@@ -79,6 +84,13 @@ if getattr(config, "have_pnetcdf", False) and os.path.exists(config.pnetcdf_libr
     config.substitutions.append(("%pnetcdf-libs", "%s -Wl,-rpath,%s" % (config.pnetcdf_library, _pnetcdf_libdir)))
     config.substitutions.append(("%ncmpidump", os.path.join(config.pnetcdf_bin_dir, "ncmpidump")))
     config.substitutions.append(("%ncmpidiff", os.path.join(config.pnetcdf_bin_dir, "ncmpidiff")))
+    # libsio-pnetcdf comes first on the link line: its ncmpi_* wrappers win.
+    config.substitutions.append(("%sio-pnetcdf-libs", "%s -Wl,-rpath,%s" % (lib("libsio-pnetcdf.so"), config.sio_lib_dir)))
+    config.substitutions.append(("%sio-part-merge", tool("sio-part-merge")))
+    if os.path.exists(lib("libsio-pnetcdf.so")) and os.path.exists(tool("sio-part-merge")):
+        config.available_features.add("sio-pnetcdf")
+    if os.path.exists(lib("libsio-throttle.so")):
+        config.available_features.add("throttle")
 
 # Optional outside tools of the report tests (scripts/deps.sh installs them).
 import shutil

@@ -235,7 +235,91 @@ private:
     } catch (const ExtrapError &) {
       if (auto e = fitOnLargerInputs(values, ranks))
         return *e;
+      if (auto e = fitGridCoordinates(values))
+        return *e;
       throw;
+    }
+  }
+
+  // Coordinates in an MPI_Dims_create grid (MPI_Cart_coords, or rank % px
+  // and rank / px): the runtime's merge writes a value a + b*(rank / c) +
+  // m*(rank % c) of one input as s*rank + t*(rank % c) + a, with c a grid
+  // dimension of that input (a rank grid, see the merge's fitRankGrid). c
+  // changes with N (2, 2, 3, 4 for the second dimension at N = 4, 8, 12,
+  // 16), so no coefficient fits as it is; in the coordinates q = rank / c
+  // and m = rank % c (rank = c*q + m) the value is b*q + (s + t)*m + a with
+  // b = s*c, and b, s + t and a are fitted like any coefficient. When c is
+  // dimension j of MPI_Dims_create(N, d) at every input, the target's value
+  // is rebuilt with that dimension of the target's grid (a constant, as for
+  // every grid value).
+  std::optional<Expr> fitGridCoordinates(const std::vector<const Expr *> &values) const {
+    if (dimsGrids_.empty() || values.size() < 3)
+      return std::nullopt;
+    std::vector<int64_t> periods(values.size(), 0);
+    std::vector<Rational> q(values.size()), m(values.size());
+    std::vector<Expr> rest(values.size());
+    for (size_t k = 0; k < values.size(); ++k) {
+      Rational s, t;
+      for (const auto &[mono, c] : values[k]->terms()) {
+        if (mono.size() == 1 && mono[0].second == 1 && mono[0].first.kind == Atom::Kind::Rank) {
+          s = c;
+          continue;
+        }
+        if (mono.size() == 1 && mono[0].second == 1 && mono[0].first.kind == Atom::Kind::Mod) {
+          const Atom &a = mono[0].first;
+          int64_t period = 0;
+          if (a.rhs)
+            period = a.rhs->constantValue().value_or(0);
+          if (a.lhs && *a.lhs == Expr::rank() && period >= 2) {
+            if (periods[k] && periods[k] != period)
+              return std::nullopt; // two grid dimensions in one value: not this model
+            periods[k] = period;
+            t = c;
+            continue;
+          }
+        }
+        rest[k] = rest[k] + Expr::ofMonomial(mono, c);
+      }
+      if (!periods[k])
+        return std::nullopt;
+      q[k] = s * Rational(periods[k]);
+      m[k] = s + t;
+    }
+    // The grid dimension the periods are, at every input; two that fit but
+    // differ at the target are ambiguous.
+    std::optional<int64_t> target;
+    for (int64_t d : dimsGrids_)
+      for (int64_t j = 0; j < d; ++j) {
+        bool fits = true;
+        for (size_t k = 0; k < values.size() && fits; ++k)
+          fits = dimsCreate(ns_[k], d).at(size_t(j)) == periods[k];
+        if (!fits)
+          continue;
+        const int64_t c = dimsCreate(options_.targetRanks, d).at(size_t(j));
+        if (target && *target != c)
+          return std::nullopt;
+        target = c;
+      }
+    if (!target)
+      return std::nullopt;
+    auto coefficient = [&](const std::vector<Rational> &v) -> std::optional<Expr> {
+      if (auto e = fitScaling(ns_, v, nullptr))
+        return e;
+      return fitDims(ns_, v, nullptr);
+    };
+    auto qt = coefficient(q), mt = coefficient(m);
+    if (!qt || !mt)
+      return std::nullopt;
+    std::vector<const Expr *> restPtrs;
+    for (const Expr &r : rest)
+      restPtrs.push_back(&r);
+    try {
+      Expr restT = fitExprAt(ns_, "", "", restPtrs);
+      const Expr within = Expr::mod(Expr::rank(), Expr(*target));
+      const Expr group = (Expr::rank() - within) / Expr(*target);
+      return *qt * group + *mt * within + restT;
+    } catch (const std::exception &) {
+      return std::nullopt;
     }
   }
 

@@ -350,6 +350,49 @@ TEST(Extrap, GridDimensionsNeedTheRecordedCall) {
   }
 }
 
+// Cartesian coordinates over the grid (MPI_Cart_coords): a write at row
+// rank / dims1, column rank % dims1 of a 64-byte tile (rows of 2*dims1 tiles),
+// as the runtime's merge writes it at each rank count (a rank grid whose
+// period is dims1: 2, 2, 3, 4 at N = 4, 8, 12, 16).
+Trace coordsTrace(int64_t n, bool withDimsCreate) {
+  Trace t = gridTrace(n, withDimsCreate);
+  t.datatypes.clear();
+  t.body.pop_back(); // the darray's write
+  const int64_t c = sio::extrap::dimsCreate(n, 2)[1];
+  const Expr within = Expr::mod(Expr::rank(), Expr(c));
+  const Expr row = (Expr::rank() - within) / Expr(c);
+  const Expr offset = Expr(64 * c * 2) * row + Expr(64) * within + Expr(8);
+  Event w = event("MPI_File_write_at", 0x12, {param("offset", offset, n), param("count", Expr(64), n)});
+  t.body.push_back(eventNode(w, RankList::all(n)));
+  return t;
+}
+
+TEST(Extrap, GridCoordinatesFollowTheTargetGrid) {
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16})
+    in.push_back(coordsTrace(n, true));
+  ExtrapOptions o;
+  o.targetRanks = 32;
+  Trace out = extrapolate(in, o);
+  Trace real = coordsTrace(32, true);
+  DiffOptions d;
+  auto diffs = diffTraces(out, real, d);
+  EXPECT_TRUE(diffs.empty()) << (diffs.empty() ? "" : diffs[0].where + ": " + diffs[0].what);
+  // Rank 13 of the 8x4 grid is row 3, column 1: 3*512 + 64 + 8.
+  const Expr &offset = std::get<Expr>(out.body.back().event().param("offset")->value.entries()[0].value);
+  EXPECT_EQ(offset.evaluate({13, 32, {}}), 3 * 512 + 64 + 8);
+  EXPECT_EQ(offset.str(), "128*rank - 64*(rank % 4) + 8");
+}
+
+TEST(Extrap, GridCoordinatesNeedTheRecordedCall) {
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16})
+    in.push_back(coordsTrace(n, false));
+  ExtrapOptions o;
+  o.targetRanks = 32;
+  EXPECT_THROW(extrapolate(in, o), ExtrapError);
+}
+
 } // namespace
 
 // Issue 14 item 5: an info hint whose value is an integer that follows the

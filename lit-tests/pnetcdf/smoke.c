@@ -59,13 +59,17 @@ int main(int argc, char **argv) {
   start[0] = other;
   CHECK(ncmpi_get_vara_int_all(ncid, var, start, count, back));
   CHECK(ncmpi_close(ncid));
-  int ok = 1;
-  printf("rank %d read back", rank);
+  // One write per line: the ranks' output is interleaved by the process manager.
+  int ok = 1, at = 0;
+  char line[256];
+  at += snprintf(line + at, sizeof line - at, "rank %d read back", rank);
   for (int i = 0; i < 6; ++i) {
-    printf(" %d", back[i]);
+    at += snprintf(line + at, sizeof line - at, " %d", back[i]);
     ok &= back[i] == 10 * other + i;
   }
-  printf(" %s\n", ok ? "OK" : "WRONG");
+  snprintf(line + at, sizeof line - at, " %s\n", ok ? "OK" : "WRONG");
+  fputs(line, stdout);
+  fflush(stdout);
   MPI_Finalize();
   return ok ? 0 : 1;
 }

@@ -747,11 +747,131 @@ private:
       }
       if (op == "MPI_Comm_free")
         return {mpi("MPI_Comm_free(&" + comm(p) + ")")};
+      if (op == "MPI_Type_commit")
+        return {mpi("MPI_Type_commit(&" + type(p) + ")")};
+      if (op == "MPI_Type_free")
+        return {mpi("MPI_Type_free(&" + type(p) + ")"), "typeFreed(" + p("datatype") + ");"};
+      if (op.rfind("MPI_Type_", 0) == 0 && p.has("newtype"))
+        return typeConstructor(node, p);
       break;
     }
     }
     throw UnsupportedTrace(context_ + ": the replay generator does not support " + std::string(sio::trace::layerName(e.layer)) +
                            " operation '" + op + "'");
+  }
+
+  /// A datatype-table entry made by an intercepted constructor (its name is
+  /// the constructor): made again by that call in replay().
+  static bool madeAtEvent(const ObjectEntry &t) { return t.kind != "named" && t.name.rfind("MPI_Type_", 0) == 0; }
+
+  /// A datatype entry as MPI_Type_get_contents gives its constructor's
+  /// arguments: integers, addresses, datatype ids (as C++ expressions).
+  struct TypeArgs {
+    std::vector<std::string> ints, aints, types;
+  };
+  TypeArgs typeArgs(const ObjectEntry &t) const {
+    TypeArgs a;
+    auto field = [&](const char *name) { return fieldCpp(t, name, false); };
+    auto append = [](std::vector<std::string> &to, const std::vector<std::string> &from) {
+      to.insert(to.end(), from.begin(), from.end());
+    };
+    const std::string &k = t.kind;
+    if (k == "contiguous") {
+      a.ints = fieldCpp(t, "count");
+    } else if (k == "vector") {
+      a.ints = fieldCpp(t, "count");
+      append(a.ints, fieldCpp(t, "blocklength"));
+      append(a.ints, fieldCpp(t, "stride"));
+    } else if (k == "hvector") {
+      a.ints = fieldCpp(t, "count");
+      append(a.ints, fieldCpp(t, "blocklength"));
+      a.aints = fieldCpp(t, "stride");
+    } else if (k == "indexed") {
+      auto lengths = fieldCpp(t, "blocklengths");
+      a.ints = {std::to_string(lengths.size())};
+      append(a.ints, lengths);
+      append(a.ints, fieldCpp(t, "displacements"));
+    } else if (k == "subarray") {
+      auto sizes = fieldCpp(t, "sizes");
+      a.ints = {std::to_string(sizes.size())};
+      append(a.ints, sizes);
+      append(a.ints, fieldCpp(t, "subsizes"));
+      append(a.ints, fieldCpp(t, "starts"));
+      append(a.ints, fieldCpp(t, "order"));
+    } else if (k != "dup") {
+      a.ints = field("ints");
+      a.aints = field("aints");
+    }
+    if (auto it = t.fields.find("types"); it != t.fields.end() && k == "struct")
+      for (const Expr &x : it->second)
+        a.types.push_back(exprToCpp(x));
+    else
+      a.types = fieldCpp(t, "oldtype");
+    return a;
+  }
+
+  /// A datatype constructor of the application, called again with the
+  /// arguments of the entry it made (one call site, whichever entry the
+  /// `newtype` id names there: a loop may make a new type per iteration).
+  std::vector<std::string> typeConstructor(const Node &node, Params &p) {
+    const Event &e = node.event();
+    const std::string &op = e.op;
+    static const std::map<std::string, std::string> kCalls = {
+        {"MPI_Type_contiguous", "MPI_Type_contiguous(I[0], T[0], out)"},
+        {"MPI_Type_vector", "MPI_Type_vector(I[0], I[1], I[2], T[0], out)"},
+        {"MPI_Type_create_hvector", "MPI_Type_create_hvector(I[0], I[1], A[0], T[0], out)"},
+        {"MPI_Type_indexed", "MPI_Type_indexed(I[0], &I[1], &I[size_t(1 + I[0])], T[0], out)"},
+        {"MPI_Type_create_hindexed", "MPI_Type_create_hindexed(I[0], &I[1], A.data(), T[0], out)"},
+        {"MPI_Type_create_indexed_block", "MPI_Type_create_indexed_block(I[0], I[1], &I[2], T[0], out)"},
+        {"MPI_Type_create_hindexed_block", "MPI_Type_create_hindexed_block(I[0], I[1], A.data(), T[0], out)"},
+        {"MPI_Type_create_struct", "MPI_Type_create_struct(I[0], &I[1], A.data(), T.data(), out)"},
+        {"MPI_Type_create_subarray",
+         "MPI_Type_create_subarray(I[0], &I[1], &I[size_t(1 + I[0])], &I[size_t(1 + 2 * I[0])], "
+         "I[size_t(1 + 3 * I[0])], T[0], out)"},
+        {"MPI_Type_create_darray",
+         "MPI_Type_create_darray(I[0], I[1], I[2], &I[3], &I[size_t(3 + I[2])], &I[size_t(3 + 2 * I[2])], "
+         "&I[size_t(3 + 3 * I[2])], I[size_t(3 + 4 * I[2])], T[0], out)"},
+        {"MPI_Type_create_resized", "MPI_Type_create_resized(T[0], A[0], A[1], out)"},
+        {"MPI_Type_dup", "MPI_Type_dup(T[0], out)"},
+    };
+    auto call = kCalls.find(op);
+    if (call == kCalls.end())
+      throw UnsupportedTrace(context_ + ": the replay generator does not support datatype constructor '" + op + "'");
+    std::vector<const ObjectEntry *> made;
+    for (const auto &t : trace_.datatypes)
+      if (madeAtEvent(t) && t.name == op && t.site == e.site)
+        made.push_back(&t);
+    if (made.empty()) {
+      // It failed on every rank (newtype -1): nothing of its arguments is in
+      // the trace.
+      noteApproximation(op + " at " + siteText(e) + " failed in the application and is not replayed");
+      return {"// " + op + ": failed in the application, not replayed"};
+    }
+    std::vector<std::string> lines = {"{",
+                                      "  const i64 madeId = " + p("newtype") + ";",
+                                      "  std::vector<int> I;",
+                                      "  std::vector<MPI_Aint> A;",
+                                      "  std::vector<MPI_Datatype> T;",
+                                      "  switch (madeId) {"};
+    for (const ObjectEntry *t : made) {
+      TypeArgs a = typeArgs(*t);
+      std::vector<std::string> types;
+      for (const std::string &id : a.types)
+        types.push_back("datatype[" + id + "]");
+      lines.push_back("  case " + std::to_string(t->id) + ":");
+      lines.push_back("    I = {" + intList(a.ints) + "};");
+      lines.push_back("    A = {" + aintList(a.aints) + "};");
+      lines.push_back("    T = {" + join(types, ", ") + "};");
+      lines.push_back("    break;");
+    }
+    lines.push_back("  default:");
+    lines.push_back("    fail(std::string(currentCall) + \": no datatype \" + std::to_string(madeId) + \" made here in "
+                    "the trace\");");
+    lines.push_back("  }");
+    lines.push_back("  MPI_Datatype *out = newType(madeId);");
+    lines.push_back("  countMpi(" + call->second + ");");
+    lines.push_back("}");
+    return lines;
   }
 
   /// The comm-table entry a constructor event made on some rank (the
@@ -1271,26 +1391,27 @@ private:
         throw UnsupportedTrace("datatype " + std::to_string(t.id) + ": unknown named type " + cppStringLiteral(t.name) +
                                " without a size");
       out.comment("named type " + cppStringLiteral(t.name) + " (unknown here): the same number of bytes");
-      out.line("MPI_Type_contiguous(toInt(" + size[0] + "), MPI_BYTE, &" + self + ");");
-      out.line("MPI_Type_commit(&" + self + ");");
+      out.line("PMPI_Type_contiguous(toInt(" + size[0] + "), MPI_BYTE, &" + self + ");");
+      out.line("PMPI_Type_commit(&" + self + ");");
       return;
     }
     std::string create;
     const std::string &k = t.kind;
     if (k == "contiguous") {
-      create = "MPI_Type_contiguous(toInt(" + fieldCpp(t, "count")[0] + "), " + old("oldtype") + ", &" + self + ")";
+      create = "PMPI_Type_contiguous(toInt(" + fieldCpp(t, "count")[0] + "), " + old("oldtype") + ", &" + self + ")";
     } else if (k == "vector") {
-      create = "MPI_Type_vector(toInt(" + fieldCpp(t, "count")[0] + "), toInt(" + fieldCpp(t, "blocklength")[0] +
+      create = "PMPI_Type_vector(toInt(" + fieldCpp(t, "count")[0] + "), toInt(" + fieldCpp(t, "blocklength")[0] +
                "), toInt(" + fieldCpp(t, "stride")[0] + "), " + old("oldtype") + ", &" + self + ")";
     } else if (k == "hvector") {
-      create = "MPI_Type_create_hvector(toInt(" + fieldCpp(t, "count")[0] + "), toInt(" + fieldCpp(t, "blocklength")[0] +
-               "), MPI_Aint(" + fieldCpp(t, "stride")[0] + "), " + old("oldtype") + ", &" + self + ")";
+      create = "PMPI_Type_create_hvector(toInt(" + fieldCpp(t, "count")[0] + "), toInt(" +
+               fieldCpp(t, "blocklength")[0] + "), MPI_Aint(" + fieldCpp(t, "stride")[0] + "), " + old("oldtype") +
+               ", &" + self + ")";
     } else if (k == "indexed") {
       auto lengths = fieldCpp(t, "blocklengths"), displacements = fieldCpp(t, "displacements");
       out.open("");
       out.line("const int lengths[] = {" + intList(lengths) + "};");
       out.line("const int displacements[] = {" + intList(displacements) + "};");
-      out.line("MPI_Type_indexed(" + std::to_string(lengths.size()) + ", lengths, displacements, " + old("oldtype") +
+      out.line("PMPI_Type_indexed(" + std::to_string(lengths.size()) + ", lengths, displacements, " + old("oldtype") +
                ", &" + self + ");");
       out.close();
     } else if (k == "subarray") {
@@ -1299,14 +1420,14 @@ private:
       out.line("const int sizes[] = {" + intList(sizes) + "};");
       out.line("const int subsizes[] = {" + intList(subsizes) + "};");
       out.line("const int starts[] = {" + intList(starts) + "};");
-      out.line("MPI_Type_create_subarray(" + std::to_string(sizes.size()) + ", sizes, subsizes, starts, toInt(" +
+      out.line("PMPI_Type_create_subarray(" + std::to_string(sizes.size()) + ", sizes, subsizes, starts, toInt(" +
                fieldCpp(t, "order")[0] + "), " + old("oldtype") + ", &" + self + ");");
       out.close();
     } else if (k == "dup") {
-      create = "MPI_Type_dup(" + old("oldtype") + ", &" + self + ")";
+      create = "PMPI_Type_dup(" + old("oldtype") + ", &" + self + ")";
     } else if (k == "resized" && fieldCpp(t, "aints", false).size() == 2) {
       auto aints = fieldCpp(t, "aints");
-      create = "MPI_Type_create_resized(" + old("oldtype") + ", MPI_Aint(" + aints[0] + "), MPI_Aint(" + aints[1] +
+      create = "PMPI_Type_create_resized(" + old("oldtype") + ", MPI_Aint(" + aints[0] + "), MPI_Aint(" + aints[1] +
                "), &" + self + ")";
     } else if ((k == "hindexed" || k == "indexed_block" || k == "hindexed_block") && !fieldCpp(t, "ints", false).empty()) {
       auto i = fieldCpp(t, "ints"), a = fieldCpp(t, "aints", false);
@@ -1314,14 +1435,15 @@ private:
       if (k == "hindexed") {
         out.line("const int lengths[] = {" + intList(ints(i, 1)) + "};");
         out.line("const MPI_Aint displacements[] = {" + aintList(a) + "};");
-        out.line("MPI_Type_create_hindexed(toInt(" + i[0] + "), lengths, displacements, " + old("oldtype") + ", &" + self + ");");
+        out.line("PMPI_Type_create_hindexed(toInt(" + i[0] + "), lengths, displacements, " + old("oldtype") + ", &" +
+                 self + ");");
       } else if (k == "indexed_block") {
         out.line("const int displacements[] = {" + intList(ints(i, 2)) + "};");
-        out.line("MPI_Type_create_indexed_block(toInt(" + i[0] + "), toInt(" + i[1] + "), displacements, " +
+        out.line("PMPI_Type_create_indexed_block(toInt(" + i[0] + "), toInt(" + i[1] + "), displacements, " +
                  old("oldtype") + ", &" + self + ");");
       } else {
         out.line("const MPI_Aint displacements[] = {" + aintList(a) + "};");
-        out.line("MPI_Type_create_hindexed_block(toInt(" + i[0] + "), toInt(" + i[1] + "), displacements, " +
+        out.line("PMPI_Type_create_hindexed_block(toInt(" + i[0] + "), toInt(" + i[1] + "), displacements, " +
                  old("oldtype") + ", &" + self + ");");
       }
       out.close();
@@ -1343,7 +1465,7 @@ private:
       out.line("const int lengths[] = {" + intList(ints(i, 1)) + "};");
       out.line("const MPI_Aint displacements[] = {" + aintList(a) + "};");
       out.line("const MPI_Datatype types[] = {" + join(types, ", ") + "};");
-      out.line("MPI_Type_create_struct(" + std::to_string(types.size()) + ", lengths, displacements, types, &" + self +
+      out.line("PMPI_Type_create_struct(" + std::to_string(types.size()) + ", lengths, displacements, types, &" + self +
                ");");
       out.close();
     } else if (k == "darray" && darrayDims(t)) {
@@ -1356,7 +1478,7 @@ private:
       out.line("const int distribs[] = {" + intList(ints(i, 3 + nd, nd)) + "};");
       out.line("const int dargs[] = {" + intList(ints(i, 3 + 2 * nd, nd)) + "};");
       out.line("const int psizes[] = {" + intList(ints(i, 3 + 3 * nd, nd)) + "};");
-      out.line("MPI_Type_create_darray(toInt(" + i[0] + "), toInt(" + i[1] + "), " + std::to_string(nd) +
+      out.line("PMPI_Type_create_darray(toInt(" + i[0] + "), toInt(" + i[1] + "), " + std::to_string(nd) +
                ", gsizes, distribs, dargs, psizes, toInt(" + i[3 + 4 * nd] + "), " + old("oldtype") + ", &" + self +
                ");");
       out.close();
@@ -1371,14 +1493,15 @@ private:
       out.comment("'" + t.kind + "' type approximated by its size and extent");
       out.open("");
       out.line("MPI_Datatype bytes;");
-      out.line("MPI_Type_contiguous(toInt(" + size[0] + "), MPI_BYTE, &bytes);");
-      out.line("MPI_Type_create_resized(bytes, 0, MPI_Aint(" + (extent.empty() ? size[0] : extent[0]) + "), &" + self + ");");
-      out.line("MPI_Type_free(&bytes);");
+      out.line("PMPI_Type_contiguous(toInt(" + size[0] + "), MPI_BYTE, &bytes);");
+      out.line("PMPI_Type_create_resized(bytes, 0, MPI_Aint(" + (extent.empty() ? size[0] : extent[0]) + "), &" + self +
+               ");");
+      out.line("PMPI_Type_free(&bytes);");
       out.close();
     }
     if (!create.empty())
       out.line(create + ";");
-    out.line("MPI_Type_commit(&" + self + ");");
+    out.line("PMPI_Type_commit(&" + self + ");");
     derivedTypes_.push_back(t.id);
   }
 
@@ -1453,8 +1576,15 @@ private:
       else
         emitMembershipComm(out, c);
     }
+    // Types the application made with an intercepted constructor are made
+    // by that call in replay(); the others (named, or seen only at a use)
+    // here, through PMPI so that the replay's trace does not record them.
     std::set<int64_t> done;
     for (const auto &t : trace_.datatypes) {
+      if (madeAtEvent(t)) {
+        out.comment("datatype " + std::to_string(t.id) + ": " + t.kind + ", made by " + t.name + " in replay()");
+        continue;
+      }
       out.comment("datatype " + std::to_string(t.id) + ": " + t.kind + (t.name.empty() ? "" : " " + t.name));
       emitDatatype(out, t, done);
     }
@@ -1471,8 +1601,20 @@ private:
     out.close();
     out.blank();
     out.open("void freeObjects()");
-    for (int64_t id : derivedTypes_)
-      out.line("MPI_Type_free(&datatype[" + std::to_string(id) + "]);");
+    std::set<int64_t> freed(derivedTypes_.begin(), derivedTypes_.end());
+    for (const auto &t : trace_.datatypes)
+      if (madeAtEvent(t))
+        freed.insert(t.id);
+    for (int64_t id : freed) {
+      const std::string slot = "datatype[" + std::to_string(id) + "]";
+      out.line("if (" + slot + " != MPI_DATATYPE_NULL)");
+      out.line("  PMPI_Type_free(&" + slot + ");");
+    }
+    if (!freed.empty()) {
+      out.line("for (auto &stack : shadowTypes)");
+      out.line("  for (MPI_Datatype &t : stack)");
+      out.line("    PMPI_Type_free(&t);");
+    }
     for (const auto &i : trace_.infos)
       if (i.kind != "null" && !i.strings.empty())
         out.line("MPI_Info_free(&info[" + std::to_string(i.id) + "]);");

@@ -69,6 +69,27 @@ void BM_EventWithoutMarkers(benchmark::State &state) {
 }
 BENCHMARK(BM_EventWithoutMarkers);
 
+/// A nest without markers (issue 15): 16 time steps of 256 cells with a gap
+/// between steps, so the flat loop's offsets are a table until finish()
+/// refolds them into the nest; finish() every 4096 events is included.
+void BM_NestWithoutMarkers(benchmark::State &state) {
+  sio::rt::IntraRankCompressor c;
+  int64_t k = 0;
+  bool nested = false; // the last finish() gave the 16 x 256 nest
+  for (auto _ : state) {
+    int64_t step = k / 256 % 16, cell = k % 256;
+    c.event(writeEvent(step * (256 * 4096 + 512) + cell * 4096));
+    if (++k % 4096 == 0) {
+      std::vector<Node> body = c.finish(0, 1);
+      nested = body.size() == 1 && body[0].isLoop() && !body[0].loop().body.empty() && body[0].loop().body[0].isLoop();
+      benchmark::DoNotOptimize(body);
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["nested"] = nested ? 1 : 0;
+}
+BENCHMARK(BM_NestWithoutMarkers);
+
 void BM_EventNoRepetition(benchmark::State &state) {
   // Worst case for the detector: every event differs in structure.
   sio::rt::IntraRankCompressor c;

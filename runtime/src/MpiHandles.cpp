@@ -33,7 +33,9 @@ struct MpiTables {
     int combiner, ni, na, nd;
   };
   std::unordered_map<int64_t, std::pair<int64_t, TypeKey>> dtype;
-  std::unordered_map<std::string, int64_t> dtypeByDesc;
+  std::unordered_map<std::string, int64_t> dtypeByDesc;   // types seen first at a use
+  std::unordered_map<std::string, int64_t> dtypeMadeDesc; // site + description -> made type
+  std::unordered_map<uint64_t, int64_t> dtypesMadeAt;     // site -> distinct types made there
   std::vector<ObjectEntry> datatypes;
   std::vector<ObjectEntry> infos;
 };
@@ -125,11 +127,140 @@ void structuralFields(MpiTables &t, ObjectEntry &e, int combiner, const std::vec
   }
 }
 
+/// The envelope of a handle (combiner -1 for MPI_DATATYPE_NULL or an
+/// invalid handle): what a cached code is checked against, since MPI reuses
+/// the handles of freed types.
+MpiTables::TypeKey envelopeKey(MPI_Datatype type) {
+  MPI_Count ni = 0, na = 0, nc = 0, nd = 0;
+  int combiner = -1;
+  if (type == MPI_DATATYPE_NULL || PMPI_Type_get_envelope_c(type, &ni, &na, &nc, &nd, &combiner) != MPI_SUCCESS)
+    return {-1, 0, 0, 0};
+  return {combiner, int(ni), int(na + nc), int(nd)};
+}
+
+/// A derived type's constructor arguments in the layout of the int
+/// constructors' MPI_Type_get_contents (MPI 4.0 §5.1.13): a type made by a
+/// large-count `_c` constructor keeps its counts and displacements in
+/// `counts`, which go back to where the int form has them.
+bool typeContents(MPI_Datatype type, int combiner, std::vector<int> &ints, std::vector<MPI_Aint> &aints,
+                  std::vector<MPI_Datatype> &types) {
+  MPI_Count ni = 0, na = 0, nc = 0, nd = 0;
+  int comb = 0;
+  if (PMPI_Type_get_envelope_c(type, &ni, &na, &nc, &nd, &comb) != MPI_SUCCESS)
+    return false;
+  std::vector<int> i(static_cast<size_t>(ni));
+  std::vector<MPI_Aint> a(static_cast<size_t>(na));
+  std::vector<MPI_Count> c(static_cast<size_t>(nc));
+  types.assign(static_cast<size_t>(nd), MPI_DATATYPE_NULL);
+  if (PMPI_Type_get_contents_c(type, ni, na, nc, nd, i.data(), a.data(), c.data(), types.data()) != MPI_SUCCESS)
+    return false;
+  if (nc == 0) {
+    ints = std::move(i);
+    aints = std::move(a);
+    return true;
+  }
+  auto asInt = [](MPI_Count v) { return int(v); }; // the int layout; values beyond int are cut (documented)
+  ints.clear();
+  aints.clear();
+  const size_t n = c.empty() ? 0 : size_t(c[0]);
+  switch (combiner) {
+  case MPI_COMBINER_CONTIGUOUS:
+  case MPI_COMBINER_VECTOR:
+  case MPI_COMBINER_INDEXED:
+  case MPI_COMBINER_INDEXED_BLOCK:
+    for (MPI_Count v : c)
+      ints.push_back(asInt(v));
+    return true;
+  case MPI_COMBINER_HVECTOR:
+  case MPI_COMBINER_HINDEXED:
+  case MPI_COMBINER_HINDEXED_BLOCK:
+  case MPI_COMBINER_STRUCT: {
+    // count, blocklength(s) as ints; the displacements (stride) as aints.
+    const size_t nints = combiner == MPI_COMBINER_HVECTOR || combiner == MPI_COMBINER_HINDEXED_BLOCK ? 2 : 1 + n;
+    for (size_t k = 0; k < c.size(); ++k)
+      if (k < nints)
+        ints.push_back(asInt(c[k]));
+      else
+        aints.push_back(MPI_Aint(c[k]));
+    return true;
+  }
+  case MPI_COMBINER_SUBARRAY: // ints = ndims, order; counts = sizes, subsizes, starts
+    if (i.size() != 2)
+      return false;
+    ints.push_back(i[0]);
+    for (MPI_Count v : c)
+      ints.push_back(asInt(v));
+    ints.push_back(i[1]);
+    return true;
+  case MPI_COMBINER_DARRAY: { // ints = size, rank, ndims, distribs, dargs, psizes, order; counts = gsizes
+    if (i.size() < 3)
+      return false;
+    ints.assign(i.begin(), i.begin() + 3);
+    for (MPI_Count v : c)
+      ints.push_back(asInt(v));
+    ints.insert(ints.end(), i.begin() + 3, i.end());
+    return true;
+  }
+  case MPI_COMBINER_RESIZED:
+    for (MPI_Count v : c)
+      aints.push_back(MPI_Aint(v));
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Describes a derived type (kind and fields, old types described first);
+/// `desc` is the key under which equal descriptions share an entry.
+bool describeDerived(MpiTables &t, MPI_Datatype type, int combiner, int depth, ObjectEntry &e, std::string &desc) {
+  std::vector<int> ints;
+  std::vector<MPI_Aint> aints;
+  std::vector<MPI_Datatype> types;
+  if (!typeContents(type, combiner, ints, aints, types))
+    return false;
+  std::vector<int64_t> codes;
+  for (MPI_Datatype sub : types)
+    codes.push_back(depth < 16 ? describeType(t, sub, depth + 1) : -1);
+  // Contents return copies of derived types that we must free.
+  for (MPI_Datatype sub : types) {
+    if (envelopeKey(sub).combiner != MPI_COMBINER_NAMED)
+      PMPI_Type_free(&sub);
+  }
+  e.kind = combinerName(combiner);
+  structuralFields(t, e, combiner, ints, aints, codes);
+  // Equal descriptions share an entry on this rank: the old types are
+  // part of the description by name (named) or rank-local id.
+  std::string olds;
+  for (int64_t c : codes)
+    olds +=
+        (olds.empty() ? "" : ",") + (c >= 0 && size_t(c) < t.datatypes.size() && t.datatypes[size_t(c)].kind == "named"
+                                         ? t.datatypes[size_t(c)].name
+                                         : std::string("#") + std::to_string(c));
+  desc = e.kind + ":";
+  for (auto &[k, v] : e.fields) {
+    desc += k + "=";
+    for (auto &x : v)
+      desc += x.str() + ",";
+  }
+  desc += olds;
+  return true;
+}
+
+void putSizes(MPI_Datatype type, int combiner, ObjectEntry &e) {
+  MPI_Count size = 0, lb = 0, extent = 0;
+  PMPI_Type_size_c(type, &size);
+  PMPI_Type_get_extent_c(type, &lb, &extent);
+  e.fields["size"] = {Expr(int64_t(size))};
+  e.fields["extent"] = {Expr(int64_t(extent))};
+  // Derived types always carry lb, so that ranks whose lower bounds
+  // differ (a struct displaced by 1024*rank) describe the same fields.
+  if (lb || combiner != MPI_COMBINER_NAMED)
+    e.fields["lb"] = {Expr(int64_t(lb))};
+}
+
 int64_t describeType(MpiTables &t, MPI_Datatype type, int depth) {
-  int ni = 0, na = 0, nd = 0, combiner = MPI_COMBINER_NAMED;
-  if (type == MPI_DATATYPE_NULL || PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
-    combiner = -1;
-  MpiTables::TypeKey key{combiner, ni, na, nd};
+  const MpiTables::TypeKey key = envelopeKey(type);
+  const int combiner = key.combiner, ni = key.ni, na = key.na, nd = key.nd;
   auto it = t.dtype.find(int64_t(type));
   if (it != t.dtype.end() && it->second.second.combiner == key.combiner && it->second.second.ni == ni &&
       it->second.second.na == na && it->second.second.nd == nd)
@@ -147,51 +278,13 @@ int64_t describeType(MpiTables &t, MPI_Datatype type, int depth) {
     e.kind = "named";
     e.name = name;
     desc = "named:" + e.name;
-  } else {
-    std::vector<int> ints(static_cast<size_t>(ni));
-    std::vector<MPI_Aint> aints(static_cast<size_t>(na));
-    std::vector<MPI_Datatype> types(static_cast<size_t>(nd));
-    PMPI_Type_get_contents(type, ni, na, nd, ints.data(), aints.data(), types.data());
-    std::vector<int64_t> codes;
-    for (MPI_Datatype sub : types)
-      codes.push_back(depth < 16 ? describeType(t, sub, depth + 1) : -1);
-    // Contents return copies of derived types that we must free.
-    for (MPI_Datatype sub : types) {
-      int a = 0, b = 0, c = 0, comb = MPI_COMBINER_NAMED;
-      PMPI_Type_get_envelope(sub, &a, &b, &c, &comb);
-      if (comb != MPI_COMBINER_NAMED)
-        PMPI_Type_free(&sub);
-    }
+  } else if (!describeDerived(t, type, combiner, depth, e, desc)) {
     e.kind = combinerName(combiner);
-    structuralFields(t, e, combiner, ints, aints, codes);
-    // Equal descriptions share an entry on this rank: the old types are
-    // part of the description by name (named) or rank-local id.
-    std::string olds;
-    for (int64_t c : codes)
-      olds += (olds.empty() ? "" : ",") +
-              (c >= 0 && size_t(c) < t.datatypes.size() && t.datatypes[size_t(c)].kind == "named"
-                   ? t.datatypes[size_t(c)].name
-                   : std::string("#") + std::to_string(c));
-    desc = e.kind + ":";
-    for (auto &[k, v] : e.fields) {
-      desc += k + "=";
-      for (auto &x : v)
-        desc += x.str() + ",";
-    }
-    desc += olds;
+    e.fields["combiner"] = {Expr(int64_t(combiner))};
+    desc = "unreadable:" + std::to_string(int64_t(type));
   }
-  if (combiner != -1) {
-    int size = 0;
-    MPI_Aint lb = 0, extent = 0;
-    PMPI_Type_size(type, &size);
-    PMPI_Type_get_extent(type, &lb, &extent);
-    e.fields["size"] = {Expr(int64_t(size))};
-    e.fields["extent"] = {Expr(int64_t(extent))};
-    // Derived types always carry lb, so that ranks whose lower bounds
-    // differ (a struct displaced by 1024*rank) describe the same fields.
-    if (lb || combiner != MPI_COMBINER_NAMED)
-      e.fields["lb"] = {Expr(int64_t(lb))};
-  }
+  if (combiner != -1)
+    putSizes(type, combiner, e);
   int64_t code;
   auto byDesc = t.dtypeByDesc.find(desc);
   if (byDesc != t.dtypeByDesc.end()) {
@@ -199,9 +292,10 @@ int64_t describeType(MpiTables &t, MPI_Datatype type, int depth) {
   } else {
     code = int64_t(t.datatypes.size());
     e.id = code;
-    // A derived type is identified by the order in which this rank first
-    // used it (its constructor is not intercepted): SPMD ranks agree, and
-    // the merge turns rank-dependent fields into functions of rank.
+    // A derived type not seen made (before tracing, by a library through
+    // PMPI, or with the SYNC layer off) is identified by the order in which
+    // this rank first used it: SPMD ranks agree, and the merge turns
+    // rank-dependent fields into functions of rank.
     if (e.kind != "named")
       e.serial = t.derivedTypes++;
     t.datatypes.push_back(std::move(e));
@@ -454,6 +548,48 @@ int64_t datatypeCode(int64_t datatype) {
     }
   }
   return describeType(t, MPI_Datatype(datatype), 0);
+}
+
+int64_t datatypeMade(int64_t newtype, uint64_t site, const char *op) {
+  Blocked blk; // a signal handler must not find this lock held
+  MpiTables &t = T();
+  std::lock_guard lk(t.mu);
+  MPI_Datatype type = MPI_Datatype(newtype);
+  MPI_Count ni = 0, na = 0, nc = 0, nd = 0;
+  int combiner = -1;
+  if (PMPI_Type_get_envelope_c(type, &ni, &na, &nc, &nd, &combiner) != MPI_SUCCESS || combiner == MPI_COMBINER_NAMED)
+    return describeType(t, type, 0);
+  ObjectEntry e;
+  std::string desc;
+  if (!describeDerived(t, type, combiner, 0, e, desc))
+    return describeType(t, type, 0);
+  putSizes(type, combiner, e);
+  e.name = op;
+  // One entry per creation event: the site, and the order of the distinct
+  // descriptions made there on this rank (re-making the same type in a
+  // loop, after a free, is the same entry; constructions at two sites are
+  // two entries even where they coincide on some ranks).
+  const std::string key = std::to_string(site) + '\x01' + desc;
+  int64_t code;
+  if (auto it = t.dtypeMadeDesc.find(key); it != t.dtypeMadeDesc.end()) {
+    code = it->second;
+  } else {
+    code = int64_t(t.datatypes.size());
+    e.id = code;
+    e.site = site;
+    e.serial = t.dtypesMadeAt[site]++;
+    t.datatypes.push_back(std::move(e));
+    t.dtypeMadeDesc.emplace(key, code);
+  }
+  t.dtype[newtype] = {code, envelopeKey(type)};
+  return code;
+}
+
+void datatypeFreed(int64_t datatype) {
+  Blocked blk; // a signal handler must not find this lock held
+  MpiTables &t = T();
+  std::lock_guard lk(t.mu);
+  t.dtype.erase(datatype);
 }
 
 int64_t infoCode(int64_t info) {

@@ -26,6 +26,7 @@ struct Call {
   int nints = 0;
   int64_t comm = 0;
   int64_t peerComm = 0; ///< MPI_Intercomm_create's peer_comm
+  int64_t dtype;        ///< MPI_Type_free's datatype (set by its pre(), left uninitialised)
   const int *arrays[2]; ///< IntArray parameters (topology arguments), left uninitialised
   int narrays = 0;
   int fd = -1;
@@ -357,6 +358,42 @@ struct Dtype : Ign {
   static bool pre(Call &c, const char *n, MPI_Datatype t) {
     c.rec->add(n, datatypeCode(int64_t(t)));
     return true;
+  }
+};
+
+/// The new type of a datatype constructor: a table entry made by its
+/// creation event (datatypeMade), recorded as its id (-1 if the call failed).
+struct DtypeOut : Ign {
+  static void post(Call &c, const char *n, MPI_Datatype *out) {
+    int64_t code = -1;
+    if (c.ret == MPI_SUCCESS && out && *out != MPI_DATATYPE_NULL)
+      code = datatypeMade(int64_t(*out), c.rec->id, kCallInfo[c.rec->call].op);
+    c.rec->add(n, code);
+  }
+};
+
+/// MPI_Type_commit's datatype (passed by address).
+struct DtypeRef : Ign {
+  static bool pre(Call &c, const char *n, MPI_Datatype *t) {
+    if (t == nullptr)
+      return false;
+    c.rec->add(n, datatypeCode(int64_t(*t)));
+    return true;
+  }
+};
+
+/// MPI_Type_free: after it the handle names nothing (MPI hands it out again).
+struct DtypeFree : Ign {
+  static bool pre(Call &c, const char *n, MPI_Datatype *t) {
+    if (t == nullptr)
+      return false;
+    c.dtype = int64_t(*t);
+    c.rec->add(n, datatypeCode(c.dtype));
+    return true;
+  }
+  static void post(Call &c, const char *, MPI_Datatype *) {
+    if (c.ret == MPI_SUCCESS)
+      datatypeFreed(c.dtype);
   }
 };
 

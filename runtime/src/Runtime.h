@@ -236,6 +236,13 @@ int64_t commMade(const char *kind, int64_t parent, int64_t newcomm, uint64_t sit
                  std::initializer_list<std::pair<const char *, std::vector<int64_t>>> fields, bool members);
 void commFree(int64_t comm);
 int64_t datatypeCode(int64_t datatype);
+/// A datatype made by an intercepted constructor `op` at `site`: its table
+/// id. Identified by its creation event: the site and the order of the
+/// distinct descriptions made there (a type re-made alike in a loop is one
+/// entry), never by the order of first use.
+int64_t datatypeMade(int64_t newtype, uint64_t site, const char *op);
+/// MPI_Type_free: the handle no longer names its entry (MPI reuses it).
+void datatypeFreed(int64_t datatype);
 int64_t infoCode(int64_t info);
 
 // ---- lifecycle ------------------------------------------------------------------

@@ -793,7 +793,7 @@ void Reader::checkReference(const Param &p, const std::string &path, uint32_t lo
   if (isFileParam(p.name)) {
     table = &fileIds_;
     tableName = "files";
-  } else if (p.name == "datatype" || p.name == "etype" || p.name == "filetype") {
+  } else if (p.name == "datatype" || p.name == "etype" || p.name == "filetype" || p.name == "oldtype") {
     table = &datatypeIds_;
     tableName = "datatypes";
   } else {

@@ -190,9 +190,10 @@ private:
     if (id && param == "error")
       if (auto name = errorName(layer_, *id))
         return std::to_string(*id) + " " + *name;
-    if (id && (param == "datatype" || param == "etype" || param == "filetype")) {
+    if (id &&
+        (param == "datatype" || param == "etype" || param == "filetype" || param == "oldtype" || param == "newtype")) {
       if (const ObjectEntry *d = t_.datatype(*id))
-        return std::to_string(*id) + " " + (d->name.empty() ? d->kind : d->name);
+        return std::to_string(*id) + " " + (d->kind == "named" ? d->name : d->kind);
     }
     return e.str();
   }

@@ -11,7 +11,9 @@ of the last target is also turned into a replay program (sio-extrap
 compared with the extrapolated one ("replay <N>: equal"). With --max-growth F,
 the real trace at the last target must be at most F times the size of the
 trace at the first input ("size <N>/<n>: ok").
-Exits 3 (not 1) when sio-extrap refuses, for tests that expect a refusal."""
+Exits 3 (not 1) when sio-extrap refuses, for tests that expect a refusal.
+With --preload LIB the program (built without the runtime) is traced through
+LD_PRELOAD=LIB; the replay is still built with sio-cxx."""
 import argparse
 import os
 import subprocess
@@ -26,6 +28,7 @@ p.add_argument("--inputs", default="4,8,12,16")
 p.add_argument("--targets", default="32")
 p.add_argument("--replay", action="store_true")
 p.add_argument("--max-growth", type=float)
+p.add_argument("--preload", help="trace the program through LD_PRELOAD of this runtime library")
 args = p.parse_args()
 
 os.makedirs(args.work, exist_ok=True)
@@ -36,8 +39,16 @@ def trace_at(n):
     rundir = os.path.join(args.work, f"run{n}")
     os.makedirs(rundir, exist_ok=True)
     env = dict(os.environ, SIO_TRACE_FILE=path)
-    subprocess.run([args.mpiexec, "-n", str(n), args.exe], cwd=rundir, env=env, check=True,
+    preload = []
+    if args.preload:
+        if not os.path.isabs(args.preload) or not os.path.isfile(args.preload):
+            sys.exit(f"c1.py: --preload needs the absolute path of an existing library, not {args.preload}")
+        preload = ["-genv", "LD_PRELOAD", args.preload]
+    subprocess.run([args.mpiexec, *preload, "-n", str(n), args.exe], cwd=rundir, env=env, check=True,
                    stdout=subprocess.DEVNULL)
+    if not os.path.isfile(path):
+        sys.exit(f"c1.py: {args.exe} at {n} ranks wrote no trace {path} (not linked with the runtime, or"
+                 " the preloaded library did not load?)")
     return path
 
 

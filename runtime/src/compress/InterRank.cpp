@@ -23,7 +23,7 @@ using detail::sameStructure;
 std::optional<TableKind> tableOfParam(std::string_view name) {
   if (isFileParam(name))
     return TableKind::Files;
-  if (name == "datatype" || name == "etype" || name == "filetype")
+  if (name == "datatype" || name == "etype" || name == "filetype" || name == "oldtype" || name == "newtype")
     return TableKind::Datatypes;
   if (name == "comm" || name == "newcomm" || name == "peer_comm")
     return TableKind::Comms;

@@ -1,0 +1,1770 @@
+// libsio-pnetcdf.so: transparent file partitioning interposed on PnetCDF's C
+// API (Son et al. 2013 §III). Link it before libpnetcdf or LD_PRELOAD it.
+//
+// With the hint nc_partitioning_enabled=true (MPI_Info of ncmpi_create, or
+// PNETCDF_HINTS), every array with a fixed-size dimension is defined in the
+// master file as a scalar placeholder; ncmpi_enddef probes the storage
+// targets, cuts each array along its most significant fixed dimension long
+// enough for the partition count (or the one named by the attribute
+// sio_partition_dim), and creates the K partition files, each collectively by
+// the sub-communicator of ranks that owns it (§III-B). Collective vara/vars/
+// var/var1 reads and writes, blocking or nonblocking, are split per
+// partition, the request lists exchanged by MPI_Alltoall(v), the data by
+// isend/irecv, and the delegates of each partition issue PnetCDF nonblocking
+// calls on it (§III-C). In independent mode a rank accesses the partitions
+// itself. Forms that cannot be transformed (varm, varn, bput, vard, derived
+// MPI datatypes, independent access to record variables) return
+// NC_ENOTSUPPORT on partitioned variables; nothing else changes for other
+// files and variables.
+#include "sio/part/Layout.h"
+#include "sio/part/Probe.h"
+#include "sio/part/Select.h"
+
+#include <mpi.h>
+#include <pnetcdf.h>
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+using sio::part::Range;
+
+namespace {
+
+// --- the real PnetCDF functions ------------------------------------------
+
+void *resolveReal(const char *name) {
+  void *p = dlsym(RTLD_NEXT, name);
+  if (!p) {
+    std::fprintf(stderr,
+                 "sio-pnetcdf: error: cannot find PnetCDF's %s (link libsio-pnetcdf before libpnetcdf, or "
+                 "LD_PRELOAD it)\n",
+                 name);
+    std::abort();
+  }
+  return p;
+}
+
+#define REAL(fn)                                                                                                       \
+  ([]() {                                                                                                              \
+    static auto f = reinterpret_cast<decltype(&fn)>(resolveReal(#fn));                                                 \
+    return f;                                                                                                          \
+  }())
+
+// --- memory types ------------------------------------------------------------
+
+const MPI_Datatype kTypes[] = {
+#define SIO_PNC_TYPE(suffix, ctype, mpitype) mpitype,
+#include "Types.def"
+};
+const int kTypeSize[] = {
+#define SIO_PNC_TYPE(suffix, ctype, mpitype) int(sizeof(ctype)),
+#include "Types.def"
+};
+enum TypeIndex {
+#define SIO_PNC_TYPE(suffix, ctype, mpitype) kType_##suffix,
+#include "Types.def"
+  kNumTypes
+};
+
+int typeIndexOf(MPI_Datatype t) {
+  for (int i = 0; i < kNumTypes; ++i)
+    if (kTypes[i] == t)
+      return i;
+  return -1;
+}
+
+// --- state -----------------------------------------------------------------
+
+constexpr int kReqBase = 1 << 29; ///< our nonblocking request ids (PnetCDF's count up from 0)
+constexpr int kTagData = 7301, kTagReply = 7302;
+
+struct Hints {
+  bool enabled = false;
+  int numPartitions = 0; ///< 0: the number of targets selected
+  std::vector<std::string> targets;
+  double threshold = sio::part::kDefaultSlopeThreshold;
+};
+
+struct PVar {
+  int varid = -1;
+  std::string name;
+  nc_type xtype = NC_NAT;
+  std::vector<int> dimids;
+  std::vector<int64_t> len; ///< 0 for the record dimension
+  bool record = false;
+  int dim = -1; ///< partitioned dimension
+  int k = 0;    ///< partitions of this variable (files 0..k-1)
+  std::vector<int> partVarid;
+};
+
+struct Part {
+  std::string path;
+  std::vector<int> members; ///< ranks of the sub-communicator that owns it
+  MPI_Comm comm = MPI_COMM_NULL;
+  int ncid = -1; ///< open on this rank when it is a member
+};
+
+struct Op {
+  bool write = false;
+  const PVar *var = nullptr;
+  std::vector<int64_t> start, count, stride;
+  void *buf = nullptr;
+  int type = 0;
+  int req = -1;
+};
+
+struct Master {
+  int ncid = -1;
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0, size = 1;
+  std::string path;
+  int cmode = 0;
+  Hints hints;
+  bool partitioned = false; ///< enddef done (or opened): the partitions exist
+  std::map<int, PVar> vars; ///< partitioned variables by master varid
+  int k = 0;
+  std::vector<Part> parts;
+  int unlimdim = -1;
+  int64_t numrecs = 0; ///< largest record count over the partitions (as far as known)
+  std::vector<Op> pending;
+  int nextReq = kReqBase;
+  bool writable = true;
+  bool indep = false;          ///< in independent data mode
+  std::map<int, int> selfNcid; ///< partitions this rank opened alone for independent access
+};
+
+std::map<int, std::unique_ptr<Master>> &masters() {
+  static std::map<int, std::unique_ptr<Master>> m;
+  return m;
+}
+
+Master *masterOf(int ncid) {
+  auto it = masters().find(ncid);
+  return it == masters().end() ? nullptr : it->second.get();
+}
+
+const PVar *partitionedVar(int ncid, int varid, Master **mp = nullptr) {
+  Master *m = masterOf(ncid);
+  if (!m || !m->partitioned)
+    return nullptr;
+  auto it = m->vars.find(varid);
+  if (it == m->vars.end())
+    return nullptr;
+  if (mp)
+    *mp = m;
+  return &it->second;
+}
+
+bool reportEnabled() {
+  const char *r = std::getenv("SIO_PART_REPORT");
+  return r && *r && std::strcmp(r, "0") != 0;
+}
+
+void report(const Master &m, const std::string &line) {
+  if (m.rank != 0 || !reportEnabled())
+    return;
+  const char *r = std::getenv("SIO_PART_REPORT");
+  FILE *f = stderr;
+  bool file = std::strcmp(r, "1") != 0 && std::strcmp(r, "stderr") != 0;
+  if (file && !(f = std::fopen(r, "a")))
+    f = stderr;
+  std::fprintf(f, "sio-part: %s\n", line.c_str());
+  if (f != stderr)
+    std::fclose(f);
+}
+
+// --- hints -----------------------------------------------------------------
+
+std::string infoGet(MPI_Info info, const char *key) {
+  if (info == MPI_INFO_NULL)
+    return {};
+  int flag = 0, len = 0;
+  char probe[1];
+  MPI_Info_get_string(info, key, &len, probe, &flag);
+  if (!flag)
+    return {};
+  std::string v(len, '\0');
+  MPI_Info_get_string(info, key, &len, v.data(), &flag);
+  v.resize(std::strlen(v.c_str()));
+  return v;
+}
+
+/// Reads the partitioning hints from the info object, then PNETCDF_HINTS
+/// ("key=value;key=value", which wins as in PnetCDF). Returns an error text
+/// for a malformed value.
+std::string readHints(MPI_Info info, Hints &h) {
+  std::map<std::string, std::string> kv;
+  for (const char *key : {"nc_partitioning_enabled", "nc_num_partitions", "sio_part_targets", "sio_part_threshold"}) {
+    std::string v = infoGet(info, key);
+    if (!v.empty())
+      kv[key] = v;
+  }
+  if (const char *env = std::getenv("PNETCDF_HINTS")) {
+    std::string s = env;
+    size_t pos = 0;
+    while (pos <= s.size()) {
+      size_t semi = s.find(';', pos);
+      std::string item = s.substr(pos, semi == std::string::npos ? std::string::npos : semi - pos);
+      size_t eq = item.find('=');
+      if (eq != std::string::npos)
+        kv[item.substr(0, eq)] = item.substr(eq + 1);
+      if (semi == std::string::npos)
+        break;
+      pos = semi + 1;
+    }
+  }
+  h.enabled = kv["nc_partitioning_enabled"] == "true" || kv["nc_partitioning_enabled"] == "1";
+  if (auto &n = kv["nc_num_partitions"]; !n.empty()) {
+    char *end = nullptr;
+    long v = std::strtol(n.c_str(), &end, 10);
+    if (*end || v < 1 || v > 65536)
+      return "hint nc_num_partitions='" + n + "' is not a partition count (1..65536)";
+    h.numPartitions = int(v);
+  }
+  h.targets = sio::part::splitTargets(kv["sio_part_targets"]);
+  if (auto &t = kv["sio_part_threshold"]; !t.empty()) {
+    std::string err;
+    auto v = sio::part::parseThreshold(t, &err);
+    if (!v)
+      return "hint sio_part_threshold: " + err;
+    h.threshold = *v;
+  }
+  return {};
+}
+
+std::string dirName(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string baseName(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+/// Where a partition path stored in the master (relative to the master's
+/// directory unless absolute) is.
+std::string resolvePartPath(const std::string &master, const std::string &stored) {
+  if (!stored.empty() && stored[0] == '/')
+    return stored;
+  return dirName(master) + "/" + stored;
+}
+
+// --- ownership: which ranks own partition p, who serves a request ----------
+
+std::vector<int> membersOf(int p, int k, int size) {
+  std::vector<int> m;
+  if (size >= k) {
+    for (int r = 0; r < size; ++r)
+      if (int64_t(r) * k / size == p)
+        m.push_back(r);
+  } else {
+    m.push_back(p % size);
+  }
+  return m;
+}
+
+/// The delegate of partition p for requests of rank r: r itself when it owns
+/// p, else the owners in turn, so every group serves the others evenly.
+int delegateOf(const Part &part, int r) {
+  if (std::find(part.members.begin(), part.members.end(), r) != part.members.end())
+    return r;
+  return part.members[r % part.members.size()];
+}
+
+/// Opens or creates the partitions this rank owns, each collectively over the
+/// sub-communicator of its owners (one MPI_Comm_split when there are at least
+/// as many ranks as partitions, MPI_COMM_SELF per partition otherwise).
+void setUpPartComms(Master &m) {
+  m.parts.resize(m.k);
+  for (int p = 0; p < m.k; ++p)
+    m.parts[p].members = membersOf(p, m.k, m.size);
+  if (m.size >= m.k) {
+    int color = int(int64_t(m.rank) * m.k / m.size);
+    MPI_Comm sub;
+    MPI_Comm_split(m.comm, color, m.rank, &sub);
+    m.parts[color].comm = sub;
+  } else {
+    for (int p = m.rank; p < m.k; p += m.size)
+      MPI_Comm_dup(MPI_COMM_SELF, &m.parts[p].comm);
+  }
+}
+
+// --- the collective transformation (§III-C) -------------------------------
+
+int64_t elements(const std::vector<int64_t> &count) {
+  int64_t n = 1;
+  for (int64_t c : count)
+    n *= c;
+  return n;
+}
+
+int validate(const Op &op) {
+  const PVar &v = *op.var;
+  for (size_t d = 0; d < v.len.size(); ++d) {
+    if (op.stride[d] < 1)
+      return NC_ESTRIDE;
+    if (op.start[d] < 0 || op.count[d] < 0)
+      return NC_EINVALCOORDS;
+    if (v.record && d == 0)
+      continue; // PnetCDF checks records against numrecs in the partition
+    if (op.start[d] > v.len[d])
+      return NC_EINVALCOORDS;
+    if (op.count[d] > 0 && op.start[d] + (op.count[d] - 1) * op.stride[d] >= v.len[d])
+      return NC_EEDGE;
+  }
+  return NC_NOERR;
+}
+
+/// Runs a set of operations collectively over the master's communicator: every
+/// rank calls it (with its own, possibly empty, list). Returns the first error
+/// of any rank, the same on all ranks; sets per-operation status.
+int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr) {
+  const int P = m.size;
+  int err = NC_NOERR;
+  if (status)
+    status->assign(ops.size(), NC_NOERR);
+
+  // 1. my_req: each operation's share of each partition, to its delegate.
+  struct Outgoing {
+    size_t op;
+    sio::part::SubRequest sub;
+  };
+  std::vector<std::vector<int64_t>> descTo(P);
+  std::vector<std::vector<char>> dataTo(P);
+  std::vector<std::vector<Outgoing>> readsFrom(P); // the replies to expect, in order
+  std::vector<int64_t> replyBytes(P, 0);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    Op &op = ops[i];
+    int e = validate(op);
+    if (e != NC_NOERR) {
+      if (status)
+        (*status)[i] = e;
+      if (err == NC_NOERR)
+        err = e;
+      continue;
+    }
+    const PVar &v = *op.var;
+    int64_t dimLen = v.len[v.dim];
+    auto subs = sio::part::splitRequest(op.start, op.count, op.stride, v.dim, dimLen, v.k);
+    const size_t esize = size_t(kTypeSize[op.type]);
+    for (auto &sub : subs) {
+      int dest = delegateOf(m.parts[sub.part], m.rank);
+      auto &d = descTo[dest];
+      d.push_back(op.write);
+      d.push_back(v.varid);
+      d.push_back(sub.part);
+      d.push_back(op.type);
+      d.push_back(int64_t(v.len.size()));
+      d.insert(d.end(), sub.start.begin(), sub.start.end());
+      d.insert(d.end(), sub.count.begin(), sub.count.end());
+      d.insert(d.end(), op.stride.begin(), op.stride.end());
+      size_t bytes = size_t(elements(sub.count)) * esize;
+      if (op.write) {
+        auto &buf = dataTo[dest];
+        size_t at = buf.size();
+        buf.resize(at + bytes);
+        sio::part::packSlab(op.buf, buf.data() + at, op.count, v.dim, sub.first, sub.num, esize);
+      } else {
+        readsFrom[dest].push_back({i, sub});
+        replyBytes[dest] += int64_t(bytes);
+      }
+    }
+  }
+
+  // 2. others_req: who sends me how many request words and data bytes.
+  std::vector<int64_t> sendCounts(2 * P), recvCounts(2 * P);
+  for (int r = 0; r < P; ++r) {
+    sendCounts[2 * r] = int64_t(descTo[r].size());
+    sendCounts[2 * r + 1] = int64_t(dataTo[r].size());
+  }
+  MPI_Alltoall(sendCounts.data(), 2, MPI_INT64_T, recvCounts.data(), 2, MPI_INT64_T, m.comm);
+  std::vector<int> sc(P), sd(P), rc(P), rd(P);
+  std::vector<int64_t> sendDesc, recvDesc;
+  int stot = 0, rtot = 0;
+  for (int r = 0; r < P; ++r) {
+    sc[r] = int(sendCounts[2 * r]);
+    sd[r] = stot;
+    stot += sc[r];
+    rc[r] = int(recvCounts[2 * r]);
+    rd[r] = rtot;
+    rtot += rc[r];
+    sendDesc.insert(sendDesc.end(), descTo[r].begin(), descTo[r].end());
+  }
+  recvDesc.resize(size_t(rtot));
+  MPI_Alltoallv(sendDesc.data(), sc.data(), sd.data(), MPI_INT64_T, recvDesc.data(), rc.data(), rd.data(), MPI_INT64_T,
+                m.comm);
+
+  // 3. the data of writes, requester -> delegate.
+  std::vector<std::vector<char>> dataFrom(P);
+  std::vector<MPI_Request> reqs;
+  for (int r = 0; r < P; ++r) {
+    if (r == m.rank) {
+      dataFrom[r] = std::move(dataTo[r]);
+      continue;
+    }
+    if (recvCounts[2 * r + 1] > 0) {
+      dataFrom[r].resize(size_t(recvCounts[2 * r + 1]));
+      reqs.emplace_back();
+      MPI_Irecv(dataFrom[r].data(), int(dataFrom[r].size()), MPI_BYTE, r, kTagData, m.comm, &reqs.back());
+    }
+    if (!dataTo[r].empty()) {
+      reqs.emplace_back();
+      MPI_Isend(dataTo[r].data(), int(dataTo[r].size()), MPI_BYTE, r, kTagData, m.comm, &reqs.back());
+    }
+  }
+  MPI_Waitall(int(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  reqs.clear();
+
+  // 4. the delegates issue nonblocking PnetCDF calls on their partitions.
+  // Requests that overlap an earlier one of this rank go to a later round
+  // (PnetCDF's one file view per wait_all cannot hold overlapping pieces,
+  // and a later write must win), so a round is one ncmpi_wait_all.
+  struct Work {
+    bool write;
+    int varid, type;
+    std::vector<MPI_Offset> st, cnt, str;
+    char *buf;
+    int round;
+    int sameAs; ///< a read identical to an earlier one: copied from it after the I/O
+  };
+  std::vector<std::vector<char>> replyTo(P);
+  std::vector<std::vector<Work>> work(m.k);
+  for (int src = 0; src < P; ++src) {
+    // First pass sizes the reply, so the iget buffers never move.
+    int64_t replySize = 0;
+    for (size_t w = size_t(rd[src]); w < size_t(rd[src] + rc[src]);) {
+      int64_t *d = &recvDesc[w];
+      int nd = int(d[4]);
+      std::vector<int64_t> cnt(d + 5 + nd, d + 5 + 2 * nd);
+      if (!d[0])
+        replySize += elements(cnt) * kTypeSize[d[3]];
+      w += size_t(5 + 3 * nd);
+    }
+    replyTo[src].resize(size_t(replySize));
+    size_t dataAt = 0, replyAt = 0;
+    for (size_t w = size_t(rd[src]); w < size_t(rd[src] + rc[src]);) {
+      int64_t *d = &recvDesc[w];
+      int nd = int(d[4]);
+      Work wk{bool(d[0]),
+              int(d[1]),
+              int(d[3]),
+              std::vector<MPI_Offset>(d + 5, d + 5 + nd),
+              std::vector<MPI_Offset>(d + 5 + nd, d + 5 + 2 * nd),
+              std::vector<MPI_Offset>(d + 5 + 2 * nd, d + 5 + 3 * nd),
+              nullptr,
+              0,
+              -1};
+      int p = int(d[2]);
+      w += size_t(5 + 3 * nd);
+      size_t bytes = size_t(elements(wk.cnt)) * size_t(kTypeSize[wk.type]);
+      if (wk.write) {
+        wk.buf = dataFrom[src].data() + dataAt;
+        dataAt += bytes;
+      } else {
+        wk.buf = replyTo[src].data() + replyAt;
+        replyAt += bytes;
+      }
+      work[p].push_back(std::move(wk));
+    }
+  }
+  auto overlaps = [](const Work &a, const Work &b) {
+    if (a.varid != b.varid)
+      return false;
+    for (size_t d = 0; d < a.st.size(); ++d) {
+      MPI_Offset aHi = a.st[d] + (a.cnt[d] - 1) * a.str[d], bHi = b.st[d] + (b.cnt[d] - 1) * b.str[d];
+      if (aHi < b.st[d] || bHi < a.st[d])
+        return false;
+    }
+    return true;
+  };
+  for (int p = 0; p < m.k; ++p) {
+    Part &part = m.parts[p];
+    if (part.ncid < 0)
+      continue;
+    auto &list = work[p];
+    int rounds = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+      // Every rank reading the same piece (a whole array, say) is read once.
+      if (!list[i].write)
+        for (size_t j = 0; j < i && list[i].sameAs < 0; ++j)
+          if (!list[j].write && list[j].sameAs < 0 && list[j].varid == list[i].varid && list[j].type == list[i].type &&
+              list[j].st == list[i].st && list[j].cnt == list[i].cnt && list[j].str == list[i].str)
+            list[i].sameAs = int(j);
+      if (list[i].sameAs >= 0)
+        continue;
+      for (size_t j = 0; j < i; ++j)
+        if (list[j].sameAs < 0 && list[j].round >= list[i].round && overlaps(list[i], list[j]))
+          list[i].round = list[j].round + 1;
+      rounds = std::max(rounds, list[i].round + 1);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_INT, MPI_MAX, part.comm);
+    for (int round = 0; round < rounds; ++round) {
+      std::vector<int> ids;
+      for (auto &wk : list) {
+        if (wk.round != round || wk.sameAs >= 0)
+          continue;
+        const PVar &v = m.vars.at(wk.varid);
+        MPI_Offset n = elements(wk.cnt);
+        int nreq = NC_REQ_NULL;
+        int e = wk.write ? REAL(ncmpi_iput_vars)(part.ncid, v.partVarid[p], wk.st.data(), wk.cnt.data(), wk.str.data(),
+                                                 wk.buf, n, kTypes[wk.type], &nreq)
+                         : REAL(ncmpi_iget_vars)(part.ncid, v.partVarid[p], wk.st.data(), wk.cnt.data(), wk.str.data(),
+                                                 wk.buf, n, kTypes[wk.type], &nreq);
+        if (e == NC_NOERR)
+          ids.push_back(nreq);
+        else if (err == NC_NOERR)
+          err = e;
+      }
+      std::vector<int> st(ids.size());
+      int e = REAL(ncmpi_wait_all)(part.ncid, int(ids.size()), ids.data(), st.data());
+      if (e != NC_NOERR && err == NC_NOERR)
+        err = e;
+      for (int x : st)
+        if (x != NC_NOERR && err == NC_NOERR)
+          err = x;
+    }
+    for (auto &wk : list)
+      if (wk.sameAs >= 0)
+        std::memcpy(wk.buf, list[size_t(wk.sameAs)].buf, size_t(elements(wk.cnt)) * size_t(kTypeSize[wk.type]));
+  }
+
+  // 5. the data of reads, delegate -> requester.
+  std::vector<std::vector<char>> replyFrom(P);
+  for (int r = 0; r < P; ++r) {
+    if (r == m.rank) {
+      replyFrom[r] = std::move(replyTo[r]);
+      continue;
+    }
+    if (replyBytes[r] > 0) {
+      replyFrom[r].resize(size_t(replyBytes[r]));
+      reqs.emplace_back();
+      MPI_Irecv(replyFrom[r].data(), int(replyFrom[r].size()), MPI_BYTE, r, kTagReply, m.comm, &reqs.back());
+    }
+    if (!replyTo[r].empty()) {
+      reqs.emplace_back();
+      MPI_Isend(replyTo[r].data(), int(replyTo[r].size()), MPI_BYTE, r, kTagReply, m.comm, &reqs.back());
+    }
+  }
+  MPI_Waitall(int(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  for (int r = 0; r < P; ++r) {
+    size_t at = 0;
+    for (auto &o : readsFrom[r]) {
+      Op &op = ops[o.op];
+      size_t esize = size_t(kTypeSize[op.type]);
+      sio::part::unpackSlab(replyFrom[r].data() + at, op.buf, op.count, op.var->dim, o.sub.first, o.sub.num, esize);
+      at += size_t(elements(o.sub.count)) * esize;
+    }
+  }
+
+  // Every rank returns the same outcome; record variables: the new extent.
+  int64_t recs = 0;
+  for (auto &op : ops)
+    if (op.write && op.var->record && op.count[0] > 0)
+      recs = std::max(recs, op.start[0] + (op.count[0] - 1) * op.stride[0] + 1);
+  int64_t local[2] = {-int64_t(err), recs}, global[2];
+  MPI_Allreduce(local, global, 2, MPI_INT64_T, MPI_MAX, m.comm);
+  m.numrecs = std::max(m.numrecs, global[1]);
+  return err != NC_NOERR ? err : int(-global[0]);
+}
+
+/// Builds an operation from a PnetCDF call's arguments (start/count/stride may
+/// be null for the var and var1 forms).
+int makeOp(Master &m, const PVar &v, bool write, const MPI_Offset *start, const MPI_Offset *count,
+           const MPI_Offset *stride, const void *buf, int type, Op &op) {
+  size_t nd = v.len.size();
+  op.write = write;
+  op.var = &v;
+  op.buf = const_cast<void *>(buf);
+  op.type = type;
+  op.start.assign(nd, 0);
+  op.count.assign(nd, 1);
+  op.stride.assign(nd, 1);
+  for (size_t d = 0; d < nd; ++d) {
+    if (start)
+      op.start[d] = start[d];
+    if (count == reinterpret_cast<const MPI_Offset *>(1)) // var1: one element
+      op.count[d] = 1;
+    else if (count)
+      op.count[d] = count[d];
+    else // whole variable
+      op.count[d] = (v.record && d == 0) ? m.numrecs : v.len[d];
+    if (stride)
+      op.stride[d] = stride[d];
+  }
+  return NC_NOERR;
+}
+
+const MPI_Offset *const kVar1 = reinterpret_cast<const MPI_Offset *>(1);
+
+/// Independent access: no other rank takes part, so this rank reads or writes
+/// each partition itself, through its own handle when it owns the partition
+/// and otherwise through the partition file opened alone (MPI_COMM_SELF, kept
+/// until close). Record variables are refused: a second handle would keep its
+/// own record count in the partition's header.
+int independent(int ncid, int varid, bool write, const MPI_Offset *start, const MPI_Offset *count,
+                const MPI_Offset *stride, const void *buf, int type) {
+  Master *m = nullptr;
+  const PVar *v = partitionedVar(ncid, varid, &m);
+  if (!m->indep)
+    return NC_ENOTINDEP;
+  if (type < 0 || v->record)
+    return NC_ENOTSUPPORT;
+  Op op;
+  makeOp(*m, *v, write, start, count, stride, buf, type, op);
+  int err = validate(op);
+  if (err != NC_NOERR)
+    return err;
+  const size_t esize = size_t(kTypeSize[type]);
+  std::vector<char> tmp;
+  for (auto &sub : sio::part::splitRequest(op.start, op.count, op.stride, v->dim, v->len[v->dim], v->k)) {
+    Part &part = m->parts[sub.part];
+    int handle = part.ncid, pvar = v->partVarid[sub.part];
+    if (handle < 0) {
+      auto it = m->selfNcid.find(sub.part);
+      if (it == m->selfNcid.end()) {
+        int h = -1;
+        int e =
+            REAL(ncmpi_open)(MPI_COMM_SELF, part.path.c_str(), m->writable ? NC_WRITE : NC_NOWRITE, MPI_INFO_NULL, &h);
+        if (e == NC_NOERR)
+          e = REAL(ncmpi_begin_indep_data)(h);
+        if (e != NC_NOERR)
+          return e;
+        it = m->selfNcid.emplace(sub.part, h).first;
+      }
+      handle = it->second;
+      int e = ncmpi_inq_varid(handle, v->name.c_str(), &pvar);
+      if (e != NC_NOERR)
+        return e;
+    }
+    MPI_Offset n = elements(sub.count);
+    tmp.resize(size_t(n) * esize);
+    std::vector<MPI_Offset> st(sub.start.begin(), sub.start.end()), cnt(sub.count.begin(), sub.count.end()),
+        str(op.stride.begin(), op.stride.end());
+    if (write) {
+      sio::part::packSlab(buf, tmp.data(), op.count, v->dim, sub.first, sub.num, esize);
+      err = REAL(ncmpi_put_vars)(handle, pvar, st.data(), cnt.data(), str.data(), tmp.data(), n, kTypes[type]);
+    } else {
+      err = REAL(ncmpi_get_vars)(handle, pvar, st.data(), cnt.data(), str.data(), tmp.data(), n, kTypes[type]);
+      if (err == NC_NOERR)
+        sio::part::unpackSlab(tmp.data(), const_cast<void *>(buf), op.count, v->dim, sub.first, sub.num, esize);
+    }
+    if (err != NC_NOERR)
+      return err;
+  }
+  return NC_NOERR;
+}
+
+int collective(int ncid, int varid, bool write, const MPI_Offset *start, const MPI_Offset *count,
+               const MPI_Offset *stride, const void *buf, int type) {
+  Master *m = nullptr;
+  const PVar *v = partitionedVar(ncid, varid, &m);
+  std::vector<Op> ops(1);
+  if (type < 0) {
+    // A derived MPI datatype: still take part in the exchange, with nothing.
+    ops.clear();
+    int e = runOps(*m, ops);
+    return e != NC_NOERR ? e : NC_ENOTSUPPORT;
+  }
+  makeOp(*m, *v, write, start, count, stride, buf, type, ops[0]);
+  return runOps(*m, ops);
+}
+
+int nonblocking(int ncid, int varid, bool write, const MPI_Offset *start, const MPI_Offset *count,
+                const MPI_Offset *stride, const void *buf, int type, int *req) {
+  Master *m = nullptr;
+  const PVar *v = partitionedVar(ncid, varid, &m);
+  if (type < 0)
+    return NC_ENOTSUPPORT;
+  Op op;
+  makeOp(*m, *v, write, start, count, stride, buf, type, op);
+  int e = validate(op);
+  if (e != NC_NOERR)
+    return e;
+  op.req = m->nextReq++;
+  if (req)
+    *req = op.req;
+  m->pending.push_back(std::move(op));
+  return NC_NOERR;
+}
+
+/// The memory type of a flexible-API call: a predefined type whose element
+/// count matches (bufcount -1 means "as many as the request"), else -1.
+int flexibleType(MPI_Datatype buftype) { return typeIndexOf(buftype); }
+
+// --- defining and creating the partitioned layout (§III-B) ----------------
+
+int64_t externalSize(nc_type t) {
+  switch (t) {
+  case NC_BYTE:
+  case NC_CHAR:
+  case NC_UBYTE:
+    return 1;
+  case NC_SHORT:
+  case NC_USHORT:
+    return 2;
+  case NC_INT:
+  case NC_UINT:
+  case NC_FLOAT:
+    return 4;
+  default:
+    return 8;
+  }
+}
+
+std::string partFileName(const Master &m, int p, const std::string &dir) {
+  return dir + "/" + baseName(m.path) + "." + std::to_string(p);
+}
+
+int putIntAtt(int ncid, int varid, const char *name, std::vector<int> vals) {
+  return ncmpi_put_att_int(ncid, varid, name, NC_INT, MPI_Offset(vals.size()), vals.data());
+}
+
+int createPartitions(Master &m) {
+  // The pending data: 1 % of it is probed (Son et al. 2013 §III-A).
+  int64_t pendingBytes = 0;
+  for (auto &[id, v] : m.vars) {
+    int64_t n = 1;
+    for (size_t d = 0; d < v.len.size(); ++d)
+      n *= (v.record && d == 0) ? 1 : v.len[d];
+    pendingBytes += n * externalSize(v.xtype);
+  }
+  std::vector<std::string> targets = m.hints.targets;
+  if (targets.empty())
+    targets.push_back(dirName(m.path));
+  std::vector<size_t> chosen(1, 0);
+  if (targets.size() > 1) {
+    // Each rank probes the targets t with t % size == rank, all at once (one
+    // thread per target, doing POSIX I/O only), so every target is probed
+    // concurrently and the probe takes as long as the slowest target's.
+    size_t perTarget =
+        size_t(std::max<int64_t>(int64_t(sio::part::kProbeBlock), pendingBytes / 100 / int64_t(targets.size())));
+    std::vector<double> bw(targets.size(), 0.0);
+    std::vector<sio::part::ProbeResult> results(targets.size());
+    double t0 = MPI_Wtime();
+    {
+      std::vector<std::thread> probes;
+      for (size_t t = size_t(m.rank); t < targets.size(); t += size_t(m.size))
+        probes.emplace_back([&, t] { results[t] = sio::part::probeDirectory(targets[t], perTarget); });
+      for (auto &th : probes)
+        th.join();
+    }
+    for (size_t t = size_t(m.rank); t < targets.size(); t += size_t(m.size)) {
+      if (!results[t].error.empty())
+        std::fprintf(stderr, "sio-pnetcdf: warning: %s (target left out)\n", results[t].error.c_str());
+      bw[t] = results[t].bytesPerSecond;
+      perTarget = results[t].bytes ? results[t].bytes : perTarget;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, bw.data(), int(bw.size()), MPI_DOUBLE, MPI_MAX, m.comm);
+    double probeTime = MPI_Wtime() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, &probeTime, 1, MPI_DOUBLE, MPI_MAX, m.comm);
+    auto sel = sio::part::selectTargets(bw, m.hints.threshold);
+    chosen = sel.selected();
+    std::sort(chosen.begin(), chosen.end()); // partitions go to the selected targets in the listed order
+    std::string line = "probe " + std::to_string(targets.size()) + " targets, " + std::to_string(perTarget) +
+                       " bytes each, " + std::to_string(probeTime) + " s; selected " + std::to_string(sel.count) +
+                       " (threshold " + std::to_string(m.hints.threshold * 100) + "%):";
+    for (size_t i = 0; i < sel.order.size(); ++i) {
+      size_t t = sel.order[i];
+      line += "\n  " + targets[t] + " " + std::to_string(bw[t] / 1e6) + " MB/s slope " +
+              std::to_string(sel.slope[i] * 100) + "%" + (i < sel.count ? " selected" : " left out");
+    }
+    report(m, line);
+  }
+  m.k = m.hints.numPartitions > 0 ? m.hints.numPartitions : int(chosen.size());
+  std::vector<std::string> paths(m.k);
+  for (int p = 0; p < m.k; ++p) {
+    const std::string &dir = targets[chosen[size_t(p) % chosen.size()]];
+    paths[p] = partFileName(m, p, dir);
+  }
+
+  // Each variable: the dimension to cut and its partition count.
+  for (auto &[id, v] : m.vars) {
+    int forced = -1;
+    nc_type at;
+    MPI_Offset alen;
+    if (ncmpi_inq_att(m.ncid, id, "sio_partition_dim", &at, &alen) == NC_NOERR && alen == 1)
+      ncmpi_get_att_int(m.ncid, id, "sio_partition_dim", &forced);
+    int dim = -1;
+    if (forced >= 0 && forced < int(v.len.size()) && !(v.record && forced == 0)) {
+      dim = forced;
+    } else {
+      for (size_t d = v.record ? 1 : 0; d < v.len.size(); ++d)
+        if (v.len[d] >= m.k) {
+          dim = int(d);
+          break;
+        }
+      if (dim < 0) // every fixed dimension is shorter than K: the longest, fewer partitions
+        for (size_t d = v.record ? 1 : 0; d < v.len.size(); ++d)
+          if (dim < 0 || v.len[d] > v.len[dim])
+            dim = int(d);
+    }
+    v.dim = dim;
+    v.k = int(std::min<int64_t>(m.k, std::max<int64_t>(1, v.len[dim])));
+    v.partVarid.assign(m.k, -1);
+  }
+
+  // The master's metadata (Figure 5(b)): still in define mode.
+  int err = putIntAtt(m.ncid, NC_GLOBAL, "num_partitions", {m.k});
+  for (int p = 0; p < m.k && err == NC_NOERR; ++p) {
+    std::string stored = dirName(paths[p]) == dirName(m.path) ? baseName(paths[p]) : paths[p];
+    std::string name = "partition_" + std::to_string(p);
+    err = ncmpi_put_att_text(m.ncid, NC_GLOBAL, name.c_str(), MPI_Offset(stored.size()), stored.c_str());
+    m.parts.resize(m.k);
+  }
+  for (auto &[id, v] : m.vars) {
+    if (err != NC_NOERR)
+      break;
+    err = putIntAtt(m.ncid, id, "num_partitions", {v.k});
+    if (err == NC_NOERR)
+      err = putIntAtt(m.ncid, id, "ndims_org", {int(v.len.size())});
+    if (err == NC_NOERR)
+      err = putIntAtt(m.ncid, id, "dimids_org", v.dimids);
+    if (err == NC_NOERR)
+      err = putIntAtt(m.ncid, id, "partition_dim", {v.dim});
+  }
+  if (err != NC_NOERR)
+    return err;
+
+  setUpPartComms(m);
+  const bool cdf5 = (m.cmode & NC_64BIT_DATA) != 0;
+  for (int p = 0; p < m.k; ++p) {
+    Part &part = m.parts[p];
+    part.path = paths[p];
+    if (part.comm == MPI_COMM_NULL)
+      continue;
+    int cmode = NC_CLOBBER | (m.cmode & (NC_64BIT_OFFSET | NC_64BIT_DATA));
+    int e = REAL(ncmpi_create)(part.comm, part.path.c_str(), cmode, MPI_INFO_NULL, &part.ncid);
+    if (e != NC_NOERR) {
+      std::fprintf(stderr, "sio-pnetcdf: error: cannot create partition file %s: %s\n", part.path.c_str(),
+                   ncmpi_strerror(e));
+      err = e;
+      part.ncid = -1;
+      continue;
+    }
+    int recdim = -1;
+    for (auto &[id, v] : m.vars) {
+      if (p >= v.k || e != NC_NOERR)
+        continue;
+      std::vector<int> dims(v.len.size());
+      Range r = sio::part::partitionRange(v.len[v.dim], v.k, p);
+      for (size_t d = 0; d < v.len.size() && e == NC_NOERR; ++d) {
+        char dname[NC_MAX_NAME + 1];
+        ncmpi_inq_dimname(m.ncid, v.dimids[d], dname);
+        if (v.record && d == 0) {
+          if (recdim < 0)
+            e = ncmpi_def_dim(part.ncid, dname, NC_UNLIMITED, &recdim);
+          dims[d] = recdim;
+        } else {
+          std::string n = std::string(dname) + "." + v.name;
+          e = ncmpi_def_dim(part.ncid, n.c_str(), int(d) == v.dim ? r.size() : v.len[d], &dims[d]);
+        }
+      }
+      if (e == NC_NOERR)
+        e = REAL(ncmpi_def_var)(part.ncid, v.name.c_str(), v.xtype, int(dims.size()), dims.data(), &v.partVarid[p]);
+      if (e == NC_NOERR) {
+        char dname[NC_MAX_NAME + 1];
+        ncmpi_inq_dimname(m.ncid, v.dimids[v.dim], dname);
+        std::string an = std::string("range(") + dname + ")";
+        long long range[2] = {r.lo, r.hi};
+        if (cdf5) {
+          e = ncmpi_put_att_longlong(part.ncid, v.partVarid[p], an.c_str(), NC_INT64, 2, range);
+        } else {
+          int r32[2] = {int(r.lo), int(r.hi)};
+          e = ncmpi_put_att_int(part.ncid, v.partVarid[p], an.c_str(), NC_INT, 2, r32);
+        }
+      }
+    }
+    if (e == NC_NOERR)
+      e = putIntAtt(part.ncid, NC_GLOBAL, "partition_index", {p});
+    if (e == NC_NOERR)
+      e = putIntAtt(part.ncid, NC_GLOBAL, "num_partitions", {m.k});
+    if (e == NC_NOERR) {
+      std::string mb = baseName(m.path);
+      e = ncmpi_put_att_text(part.ncid, NC_GLOBAL, "master", MPI_Offset(mb.size()), mb.c_str());
+    }
+    if (e == NC_NOERR)
+      e = REAL(ncmpi_enddef)(part.ncid);
+    if (e != NC_NOERR && err == NC_NOERR)
+      err = e;
+  }
+  // Every rank needs the partition variable ids of the partitions it serves only;
+  // those are all defined above. Agree on the outcome.
+  int worst = err;
+  MPI_Allreduce(&err, &worst, 1, MPI_INT, MPI_MIN, m.comm);
+  std::string line = "file " + m.path + ": " + std::to_string(m.k) + " partitions, " + std::to_string(m.vars.size()) +
+                     " partitioned variables";
+  for (int p = 0; p < m.k; ++p)
+    line += "\n  partition " + std::to_string(p) + ": " + paths[p];
+  report(m, line);
+  return worst;
+}
+
+/// Reads a partitioned master's metadata and opens the partitions this rank
+/// owns. Returns NC_NOERR with m.partitioned false for an ordinary file.
+int openPartitions(Master &m, int omode) {
+  int k = 0;
+  nc_type at;
+  MPI_Offset alen;
+  if (ncmpi_inq_att(m.ncid, NC_GLOBAL, "num_partitions", &at, &alen) != NC_NOERR || alen != 1 ||
+      ncmpi_inq_att(m.ncid, NC_GLOBAL, "partition_0", &at, &alen) != NC_NOERR)
+    return NC_NOERR;
+  ncmpi_get_att_int(m.ncid, NC_GLOBAL, "num_partitions", &k);
+  if (k < 1)
+    return NC_NOERR;
+  m.k = k;
+  int nvars = 0;
+  ncmpi_inq_nvars(m.ncid, &nvars);
+  ncmpi_inq_unlimdim(m.ncid, &m.unlimdim);
+  for (int id = 0; id < nvars; ++id) {
+    int ndims = 0;
+    if (ncmpi_inq_att(m.ncid, id, "ndims_org", &at, &alen) != NC_NOERR)
+      continue;
+    ncmpi_get_att_int(m.ncid, id, "ndims_org", &ndims);
+    PVar v;
+    v.varid = id;
+    char name[NC_MAX_NAME + 1];
+    REAL(ncmpi_inq_var)(m.ncid, id, name, &v.xtype, nullptr, nullptr, nullptr);
+    v.name = name;
+    v.dimids.resize(size_t(ndims));
+    ncmpi_get_att_int(m.ncid, id, "dimids_org", v.dimids.data());
+    ncmpi_get_att_int(m.ncid, id, "partition_dim", &v.dim);
+    ncmpi_get_att_int(m.ncid, id, "num_partitions", &v.k);
+    for (int d : v.dimids) {
+      MPI_Offset len = 0;
+      REAL(ncmpi_inq_dimlen)(m.ncid, d, &len);
+      bool rec = d == m.unlimdim;
+      v.len.push_back(rec ? 0 : len);
+      if (rec)
+        v.record = true;
+    }
+    v.partVarid.assign(k, -1);
+    m.vars[id] = std::move(v);
+  }
+  setUpPartComms(m);
+  int err = NC_NOERR;
+  int64_t recs = 0;
+  for (int p = 0; p < k; ++p) {
+    Part &part = m.parts[p];
+    std::string an = "partition_" + std::to_string(p);
+    MPI_Offset len = 0;
+    ncmpi_inq_attlen(m.ncid, NC_GLOBAL, an.c_str(), &len);
+    std::string stored(size_t(len), '\0');
+    ncmpi_get_att_text(m.ncid, NC_GLOBAL, an.c_str(), stored.data());
+    part.path = resolvePartPath(m.path, stored);
+    if (part.comm == MPI_COMM_NULL)
+      continue;
+    int e = REAL(ncmpi_open)(part.comm, part.path.c_str(), omode, MPI_INFO_NULL, &part.ncid);
+    if (e != NC_NOERR) {
+      std::fprintf(stderr, "sio-pnetcdf: error: cannot open partition file %s: %s\n", part.path.c_str(),
+                   ncmpi_strerror(e));
+      err = e;
+      part.ncid = -1;
+      continue;
+    }
+    for (auto &[id, v] : m.vars)
+      if (p < v.k && ncmpi_inq_varid(part.ncid, v.name.c_str(), &v.partVarid[p]) != NC_NOERR && err == NC_NOERR)
+        err = NC_ENOTVAR;
+    int ud = -1;
+    ncmpi_inq_unlimdim(part.ncid, &ud);
+    if (ud >= 0) {
+      MPI_Offset n = 0;
+      REAL(ncmpi_inq_dimlen)(part.ncid, ud, &n);
+      recs = std::max<int64_t>(recs, n);
+    }
+  }
+  int64_t in[2] = {-int64_t(err), recs}, out[2];
+  MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, m.comm);
+  m.numrecs = out[1];
+  m.partitioned = true;
+  return int(-out[0]);
+}
+
+void closePartitions(Master &m) {
+  for (auto &[p, ncid] : m.selfNcid)
+    REAL(ncmpi_close)(ncid);
+  m.selfNcid.clear();
+  for (auto &part : m.parts) {
+    if (part.ncid >= 0)
+      REAL(ncmpi_close)(part.ncid);
+    if (part.comm != MPI_COMM_NULL)
+      MPI_Comm_free(&part.comm);
+  }
+  m.parts.clear();
+}
+
+int forEachOwnedPart(Master &m, int (*fn)(int)) {
+  int err = NC_NOERR;
+  for (auto &part : m.parts)
+    if (part.ncid >= 0) {
+      int e = fn(part.ncid);
+      if (e != NC_NOERR && err == NC_NOERR)
+        err = e;
+    }
+  return err;
+}
+
+} // namespace
+
+// --- the interposed PnetCDF API -------------------------------------------
+
+extern "C" {
+
+int ncmpi_create(MPI_Comm comm, const char *path, int cmode, MPI_Info info, int *ncidp) {
+  Hints h;
+  std::string bad = readHints(info, h);
+  if (!bad.empty() && h.enabled) {
+    std::fprintf(stderr, "sio-pnetcdf: error: %s\n", bad.c_str());
+    return NC_EINVAL;
+  }
+  int err = REAL(ncmpi_create)(comm, path, cmode, info, ncidp);
+  if (err != NC_NOERR || !h.enabled)
+    return err;
+  auto m = std::make_unique<Master>();
+  m->ncid = *ncidp;
+  MPI_Comm_dup(comm, &m->comm);
+  MPI_Comm_rank(m->comm, &m->rank);
+  MPI_Comm_size(m->comm, &m->size);
+  m->path = path;
+  m->cmode = cmode;
+  m->hints = h;
+  masters()[*ncidp] = std::move(m);
+  return err;
+}
+
+int ncmpi_open(MPI_Comm comm, const char *path, int omode, MPI_Info info, int *ncidp) {
+  int err = REAL(ncmpi_open)(comm, path, omode, info, ncidp);
+  if (err != NC_NOERR)
+    return err;
+  auto m = std::make_unique<Master>();
+  m->ncid = *ncidp;
+  MPI_Comm_dup(comm, &m->comm);
+  MPI_Comm_rank(m->comm, &m->rank);
+  MPI_Comm_size(m->comm, &m->size);
+  m->path = path;
+  m->writable = (omode & NC_WRITE) != 0;
+  err = openPartitions(*m, omode);
+  if (!m->partitioned) {
+    MPI_Comm_free(&m->comm);
+    return err;
+  }
+  masters()[*ncidp] = std::move(m);
+  return err;
+}
+
+int ncmpi_def_var(int ncid, const char *name, nc_type xtype, int ndims, const int *dimidsp, int *varidp) {
+  Master *m = masterOf(ncid);
+  if (!m || m->partitioned || ndims == 0)
+    return REAL(ncmpi_def_var)(ncid, name, xtype, ndims, dimidsp, varidp);
+  int unlim = -1;
+  ncmpi_inq_unlimdim(ncid, &unlim);
+  PVar v;
+  v.name = name;
+  v.xtype = xtype;
+  bool hasFixed = false;
+  for (int d = 0; d < ndims; ++d) {
+    MPI_Offset len = 0;
+    int e = REAL(ncmpi_inq_dimlen)(ncid, dimidsp[d], &len);
+    if (e != NC_NOERR)
+      return e;
+    bool rec = dimidsp[d] == unlim;
+    if (rec && d != 0)
+      return REAL(ncmpi_def_var)(ncid, name, xtype, ndims, dimidsp, varidp); // PnetCDF reports the error
+    v.record |= rec;
+    hasFixed |= !rec;
+    v.dimids.push_back(dimidsp[d]);
+    v.len.push_back(rec ? 0 : len);
+  }
+  if (!hasFixed) // a 1-D record variable stays whole in the master
+    return REAL(ncmpi_def_var)(ncid, name, xtype, ndims, dimidsp, varidp);
+  // The master keeps a scalar placeholder (Figure 5(b)); the data goes to the partitions.
+  int err = REAL(ncmpi_def_var)(ncid, name, xtype, 0, nullptr, varidp);
+  if (err != NC_NOERR)
+    return err;
+  m->unlimdim = unlim;
+  v.varid = *varidp;
+  m->vars[*varidp] = std::move(v);
+  return err;
+}
+
+static int enddefPartitioned(int ncid, Master *m) {
+  int err = createPartitions(*m);
+  m->partitioned = true;
+  int e = REAL(ncmpi_enddef)(ncid);
+  return err != NC_NOERR ? err : e;
+}
+
+int ncmpi_enddef(int ncid) {
+  Master *m = masterOf(ncid);
+  if (!m || m->partitioned)
+    return REAL(ncmpi_enddef)(ncid);
+  return enddefPartitioned(ncid, m);
+}
+
+int ncmpi__enddef(int ncid, MPI_Offset h_minfree, MPI_Offset v_align, MPI_Offset v_minfree, MPI_Offset r_align) {
+  Master *m = masterOf(ncid);
+  if (!m || m->partitioned)
+    return REAL(ncmpi__enddef)(ncid, h_minfree, v_align, v_minfree, r_align);
+  return enddefPartitioned(ncid, m);
+}
+
+int ncmpi_redef(int ncid) {
+  Master *m = masterOf(ncid);
+  if (m && m->partitioned)
+    return NC_ENOTSUPPORT; // the partition files' headers are fixed at enddef
+  return REAL(ncmpi_redef)(ncid);
+}
+
+int ncmpi_close(int ncid) {
+  Master *m = masterOf(ncid);
+  if (!m)
+    return REAL(ncmpi_close)(ncid);
+  if (!m->partitioned) // created with the hint but never ended define mode
+    ncmpi_enddef(ncid);
+  closePartitions(*m);
+  MPI_Comm_free(&m->comm);
+  masters().erase(ncid);
+  return REAL(ncmpi_close)(ncid);
+}
+
+int ncmpi_sync(int ncid) {
+  Master *m = masterOf(ncid);
+  int err = m ? forEachOwnedPart(*m, REAL(ncmpi_sync)) : NC_NOERR;
+  int e = REAL(ncmpi_sync)(ncid);
+  return err != NC_NOERR ? err : e;
+}
+
+int ncmpi_begin_indep_data(int ncid) {
+  Master *m = masterOf(ncid);
+  int err = m ? forEachOwnedPart(*m, REAL(ncmpi_begin_indep_data)) : NC_NOERR;
+  int e = REAL(ncmpi_begin_indep_data)(ncid);
+  if (m && e == NC_NOERR)
+    m->indep = true;
+  return err != NC_NOERR ? err : e;
+}
+
+int ncmpi_end_indep_data(int ncid) {
+  Master *m = masterOf(ncid);
+  int err = NC_NOERR;
+  if (m) {
+    // What this rank wrote alone reaches the file before collective access resumes.
+    for (auto &[p, self] : m->selfNcid) {
+      int e = REAL(ncmpi_sync)(self);
+      if (e != NC_NOERR && err == NC_NOERR)
+        err = e;
+    }
+    int e = forEachOwnedPart(*m, REAL(ncmpi_end_indep_data));
+    if (e != NC_NOERR && err == NC_NOERR)
+      err = e;
+    m->indep = false;
+  }
+  int e = REAL(ncmpi_end_indep_data)(ncid);
+  return err != NC_NOERR ? err : e;
+}
+
+// The original shape of a partitioned variable, as the application defined it.
+int ncmpi_inq_var(int ncid, int varid, char *name, nc_type *xtypep, int *ndimsp, int *dimidsp, int *nattsp) {
+  Master *m = masterOf(ncid);
+  auto it = m ? m->vars.find(varid) : decltype(m->vars.end()){};
+  if (!m || it == m->vars.end())
+    return REAL(ncmpi_inq_var)(ncid, varid, name, xtypep, ndimsp, dimidsp, nattsp);
+  int err = REAL(ncmpi_inq_var)(ncid, varid, name, xtypep, nullptr, nullptr, nattsp);
+  if (ndimsp)
+    *ndimsp = int(it->second.dimids.size());
+  if (dimidsp)
+    std::copy(it->second.dimids.begin(), it->second.dimids.end(), dimidsp);
+  return err;
+}
+
+int ncmpi_inq_varndims(int ncid, int varid, int *ndimsp) {
+  return ncmpi_inq_var(ncid, varid, nullptr, nullptr, ndimsp, nullptr, nullptr);
+}
+
+int ncmpi_inq_vardimid(int ncid, int varid, int *dimidsp) {
+  return ncmpi_inq_var(ncid, varid, nullptr, nullptr, nullptr, dimidsp, nullptr);
+}
+
+// The record dimension's length counts the records in the partitions.
+int ncmpi_inq_dimlen(int ncid, int dimid, MPI_Offset *lenp) {
+  int err = REAL(ncmpi_inq_dimlen)(ncid, dimid, lenp);
+  Master *m = masterOf(ncid);
+  if (err == NC_NOERR && m && m->partitioned && dimid == m->unlimdim && lenp)
+    *lenp = std::max<MPI_Offset>(*lenp, m->numrecs);
+  return err;
+}
+
+int ncmpi_inq_dim(int ncid, int dimid, char *name, MPI_Offset *lenp) {
+  int err = REAL(ncmpi_inq_dim)(ncid, dimid, name, lenp);
+  Master *m = masterOf(ncid);
+  if (err == NC_NOERR && m && m->partitioned && dimid == m->unlimdim && lenp)
+    *lenp = std::max<MPI_Offset>(*lenp, m->numrecs);
+  return err;
+}
+
+int ncmpi_wait_all(int ncid, int num, int *reqs, int *statuses) {
+  Master *m = masterOf(ncid);
+  if (!m || !m->partitioned)
+    return REAL(ncmpi_wait_all)(ncid, num, reqs, statuses);
+  // Ours are transformed collectively; PnetCDF's own (on master variables) go to PnetCDF.
+  std::vector<Op> ops;
+  std::vector<int> realReqs, realPos, ourPos;
+  if (num == NC_REQ_ALL) {
+    ops = std::move(m->pending);
+    m->pending.clear();
+  } else {
+    for (int i = 0; i < num; ++i) {
+      if (reqs[i] >= kReqBase) {
+        auto it = std::find_if(m->pending.begin(), m->pending.end(), [&](const Op &o) { return o.req == reqs[i]; });
+        if (it != m->pending.end()) {
+          ops.push_back(std::move(*it));
+          m->pending.erase(it);
+          ourPos.push_back(i);
+        } else if (statuses) {
+          statuses[i] = NC_EINVAL_REQUEST;
+        }
+      } else {
+        realReqs.push_back(reqs[i]);
+        realPos.push_back(i);
+      }
+    }
+  }
+  std::vector<int> realSt(realReqs.size());
+  int err = num == NC_REQ_ALL ? REAL(ncmpi_wait_all)(ncid, NC_REQ_ALL, nullptr, nullptr)
+                              : REAL(ncmpi_wait_all)(ncid, int(realReqs.size()), realReqs.data(), realSt.data());
+  std::vector<int> st;
+  int e = runOps(*m, ops, &st);
+  if (num != NC_REQ_ALL) {
+    for (size_t i = 0; i < realPos.size(); ++i) {
+      reqs[realPos[i]] = NC_REQ_NULL;
+      if (statuses)
+        statuses[realPos[i]] = realSt[i];
+    }
+    for (size_t i = 0; i < ourPos.size(); ++i) {
+      reqs[ourPos[i]] = NC_REQ_NULL;
+      if (statuses)
+        statuses[ourPos[i]] = st[i] != NC_NOERR ? st[i] : e;
+    }
+  }
+  return err != NC_NOERR ? err : e;
+}
+
+int ncmpi_wait(int ncid, int num, int *reqs, int *statuses) {
+  Master *m = masterOf(ncid);
+  if (m && m->partitioned)
+    for (int i = 0; num != NC_REQ_ALL && i < num; ++i)
+      if (reqs[i] >= kReqBase)
+        return NC_ENOTSUPPORT; // the transformation is collective: use ncmpi_wait_all
+  if (m && m->partitioned && num == NC_REQ_ALL && !m->pending.empty())
+    return NC_ENOTSUPPORT;
+  return REAL(ncmpi_wait)(ncid, num, reqs, statuses);
+}
+
+int ncmpi_cancel(int ncid, int num, int *reqs, int *statuses) {
+  Master *m = masterOf(ncid);
+  if (!m || !m->partitioned)
+    return REAL(ncmpi_cancel)(ncid, num, reqs, statuses);
+  std::vector<int> realReqs, realPos;
+  for (int i = 0; num != NC_REQ_ALL && i < num; ++i) {
+    if (reqs[i] >= kReqBase) {
+      std::erase_if(m->pending, [&](const Op &o) { return o.req == reqs[i]; });
+      reqs[i] = NC_REQ_NULL;
+      if (statuses)
+        statuses[i] = NC_NOERR;
+    } else {
+      realReqs.push_back(reqs[i]);
+      realPos.push_back(i);
+    }
+  }
+  if (num == NC_REQ_ALL) {
+    m->pending.clear();
+    return REAL(ncmpi_cancel)(ncid, num, reqs, statuses);
+  }
+  std::vector<int> st(realReqs.size());
+  int err = REAL(ncmpi_cancel)(ncid, int(realReqs.size()), realReqs.data(), st.data());
+  for (size_t i = 0; i < realPos.size(); ++i) {
+    reqs[realPos[i]] = NC_REQ_NULL;
+    if (statuses)
+      statuses[realPos[i]] = st[i];
+  }
+  return err;
+}
+
+// --- data access -------------------------------------------------------------
+// Supported on partitioned variables: collective vara, vars, var, var1 (typed
+// and flexible with a predefined MPI datatype), and their nonblocking iput/iget
+// forms completed by ncmpi_wait_all.
+
+#define SIO_PART_GUARD(ncid, varid, call)                                                                              \
+  if (!partitionedVar(ncid, varid))                                                                                    \
+    return call;
+
+#define SIO_PNC_TYPE(T, C, M)                                                                                          \
+  int ncmpi_put_vara_##T##_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const C *op) {   \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vara_##T##_all)(ncid, varid, start, count, op))                         \
+    return collective(ncid, varid, true, start, count, nullptr, op, kType_##T);                                        \
+  }                                                                                                                    \
+  int ncmpi_get_vara_##T##_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, C *ip) {         \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vara_##T##_all)(ncid, varid, start, count, ip))                         \
+    return collective(ncid, varid, false, start, count, nullptr, ip, kType_##T);                                       \
+  }                                                                                                                    \
+  int ncmpi_put_vars_##T##_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                  \
+                               const MPI_Offset *stride, const C *op) {                                                \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vars_##T##_all)(ncid, varid, start, count, stride, op))                 \
+    return collective(ncid, varid, true, start, count, stride, op, kType_##T);                                         \
+  }                                                                                                                    \
+  int ncmpi_get_vars_##T##_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                  \
+                               const MPI_Offset *stride, C *ip) {                                                      \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vars_##T##_all)(ncid, varid, start, count, stride, ip))                 \
+    return collective(ncid, varid, false, start, count, stride, ip, kType_##T);                                        \
+  }                                                                                                                    \
+  int ncmpi_put_var_##T##_all(int ncid, int varid, const C *op) {                                                      \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var_##T##_all)(ncid, varid, op))                                        \
+    return collective(ncid, varid, true, nullptr, nullptr, nullptr, op, kType_##T);                                    \
+  }                                                                                                                    \
+  int ncmpi_get_var_##T##_all(int ncid, int varid, C *ip) {                                                            \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var_##T##_all)(ncid, varid, ip))                                        \
+    return collective(ncid, varid, false, nullptr, nullptr, nullptr, ip, kType_##T);                                   \
+  }                                                                                                                    \
+  int ncmpi_put_var1_##T##_all(int ncid, int varid, const MPI_Offset *start, const C *op) {                            \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var1_##T##_all)(ncid, varid, start, op))                                \
+    return collective(ncid, varid, true, start, kVar1, nullptr, op, kType_##T);                                        \
+  }                                                                                                                    \
+  int ncmpi_get_var1_##T##_all(int ncid, int varid, const MPI_Offset *start, C *ip) {                                  \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var1_##T##_all)(ncid, varid, start, ip))                                \
+    return collective(ncid, varid, false, start, kVar1, nullptr, ip, kType_##T);                                       \
+  }                                                                                                                    \
+  int ncmpi_iput_vara_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const C *op,          \
+                          int *req) {                                                                                  \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_vara_##T)(ncid, varid, start, count, op, req))                         \
+    return nonblocking(ncid, varid, true, start, count, nullptr, op, kType_##T, req);                                  \
+  }                                                                                                                    \
+  int ncmpi_iget_vara_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, C *ip, int *req) {    \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_vara_##T)(ncid, varid, start, count, ip, req))                         \
+    return nonblocking(ncid, varid, false, start, count, nullptr, ip, kType_##T, req);                                 \
+  }                                                                                                                    \
+  int ncmpi_iput_vars_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                       \
+                          const MPI_Offset *stride, const C *op, int *req) {                                           \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_vars_##T)(ncid, varid, start, count, stride, op, req))                 \
+    return nonblocking(ncid, varid, true, start, count, stride, op, kType_##T, req);                                   \
+  }                                                                                                                    \
+  int ncmpi_iget_vars_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                       \
+                          const MPI_Offset *stride, C *ip, int *req) {                                                 \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_vars_##T)(ncid, varid, start, count, stride, ip, req))                 \
+    return nonblocking(ncid, varid, false, start, count, stride, ip, kType_##T, req);                                  \
+  }                                                                                                                    \
+  /* Independent mode: each rank reads or writes the partitions itself. */                                             \
+  int ncmpi_put_vara_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const C *op) {         \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vara_##T)(ncid, varid, start, count, op))                               \
+    return independent(ncid, varid, true, start, count, nullptr, op, kType_##T);                                       \
+  }                                                                                                                    \
+  int ncmpi_get_vara_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, C *ip) {               \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vara_##T)(ncid, varid, start, count, ip))                               \
+    return independent(ncid, varid, false, start, count, nullptr, ip, kType_##T);                                      \
+  }                                                                                                                    \
+  int ncmpi_put_vars_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                        \
+                         const MPI_Offset *stride, const C *op) {                                                      \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vars_##T)(ncid, varid, start, count, stride, op))                       \
+    return independent(ncid, varid, true, start, count, stride, op, kType_##T);                                        \
+  }                                                                                                                    \
+  int ncmpi_get_vars_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                        \
+                         const MPI_Offset *stride, C *ip) {                                                            \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vars_##T)(ncid, varid, start, count, stride, ip))                       \
+    return independent(ncid, varid, false, start, count, stride, ip, kType_##T);                                       \
+  }                                                                                                                    \
+  int ncmpi_put_var_##T(int ncid, int varid, const C *op) {                                                            \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var_##T)(ncid, varid, op))                                              \
+    return independent(ncid, varid, true, nullptr, nullptr, nullptr, op, kType_##T);                                   \
+  }                                                                                                                    \
+  int ncmpi_get_var_##T(int ncid, int varid, C *ip) {                                                                  \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var_##T)(ncid, varid, ip))                                              \
+    return independent(ncid, varid, false, nullptr, nullptr, nullptr, ip, kType_##T);                                  \
+  }                                                                                                                    \
+  int ncmpi_put_var1_##T(int ncid, int varid, const MPI_Offset *start, const C *op) {                                  \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var1_##T)(ncid, varid, start, op))                                      \
+    return independent(ncid, varid, true, start, kVar1, nullptr, op, kType_##T);                                       \
+  }                                                                                                                    \
+  int ncmpi_get_var1_##T(int ncid, int varid, const MPI_Offset *start, C *ip) {                                        \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var1_##T)(ncid, varid, start, ip))                                      \
+    return independent(ncid, varid, false, start, kVar1, nullptr, ip, kType_##T);                                      \
+  }                                                                                                                    \
+  /* Mapped (varm), list (varn) and buffered (bput) forms: not transformed. */                                         \
+  int ncmpi_put_varm_##T##_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                  \
+                               const MPI_Offset *stride, const MPI_Offset *imap, const C *op) {                        \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varm_##T##_all)(ncid, varid, start, count, stride, imap, op))           \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_get_varm_##T##_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                  \
+                               const MPI_Offset *stride, const MPI_Offset *imap, C *ip) {                              \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varm_##T##_all)(ncid, varid, start, count, stride, imap, ip))           \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_put_varm_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                        \
+                         const MPI_Offset *stride, const MPI_Offset *imap, const C *op) {                              \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varm_##T)(ncid, varid, start, count, stride, imap, op))                 \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_get_varm_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                        \
+                         const MPI_Offset *stride, const MPI_Offset *imap, C *ip) {                                    \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varm_##T)(ncid, varid, start, count, stride, imap, ip))                 \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_put_varn_##T##_all(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,     \
+                               const C *op) {                                                                          \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varn_##T##_all)(ncid, varid, num, starts, counts, op))                  \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_get_varn_##T##_all(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,     \
+                               C *ip) {                                                                                \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varn_##T##_all)(ncid, varid, num, starts, counts, ip))                  \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_bput_vara_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const C *op,          \
+                          int *req) {                                                                                  \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_vara_##T)(ncid, varid, start, count, op, req))                         \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_bput_vars_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                       \
+                          const MPI_Offset *stride, const C *op, int *req) {                                           \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_vars_##T)(ncid, varid, start, count, stride, op, req))                 \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }
+#include "Types.def"
+
+// The flexible API (buffer + count + MPI datatype).
+int ncmpi_put_vara_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const void *op,
+                       MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vara_all)(ncid, varid, start, count, op, bufcount, buftype))
+  return collective(ncid, varid, true, start, count, nullptr, op, flexibleType(buftype));
+}
+int ncmpi_get_vara_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, void *ip,
+                       MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vara_all)(ncid, varid, start, count, ip, bufcount, buftype))
+  return collective(ncid, varid, false, start, count, nullptr, ip, flexibleType(buftype));
+}
+int ncmpi_put_vars_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                       const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vars_all)(ncid, varid, start, count, stride, op, bufcount, buftype))
+  return collective(ncid, varid, true, start, count, stride, op, flexibleType(buftype));
+}
+int ncmpi_get_vars_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                       void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vars_all)(ncid, varid, start, count, stride, ip, bufcount, buftype))
+  return collective(ncid, varid, false, start, count, stride, ip, flexibleType(buftype));
+}
+int ncmpi_put_var_all(int ncid, int varid, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var_all)(ncid, varid, op, bufcount, buftype))
+  return collective(ncid, varid, true, nullptr, nullptr, nullptr, op, flexibleType(buftype));
+}
+int ncmpi_get_var_all(int ncid, int varid, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var_all)(ncid, varid, ip, bufcount, buftype))
+  return collective(ncid, varid, false, nullptr, nullptr, nullptr, ip, flexibleType(buftype));
+}
+int ncmpi_iput_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const void *op,
+                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_vara)(ncid, varid, start, count, op, bufcount, buftype, req))
+  return nonblocking(ncid, varid, true, start, count, nullptr, op, flexibleType(buftype), req);
+}
+int ncmpi_iget_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, void *ip,
+                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_vara)(ncid, varid, start, count, ip, bufcount, buftype, req))
+  return nonblocking(ncid, varid, false, start, count, nullptr, ip, flexibleType(buftype), req);
+}
+int ncmpi_iput_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                    const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_vars)(ncid, varid, start, count, stride, op, bufcount, buftype, req))
+  return nonblocking(ncid, varid, true, start, count, stride, op, flexibleType(buftype), req);
+}
+int ncmpi_iget_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                    void *ip, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_vars)(ncid, varid, start, count, stride, ip, bufcount, buftype, req))
+  return nonblocking(ncid, varid, false, start, count, stride, ip, flexibleType(buftype), req);
+}
+int ncmpi_put_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const void *op,
+                   MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vara)(ncid, varid, start, count, op, bufcount, buftype))
+  return independent(ncid, varid, true, start, count, nullptr, op, flexibleType(buftype));
+}
+int ncmpi_get_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, void *ip, MPI_Offset bufcount,
+                   MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vara)(ncid, varid, start, count, ip, bufcount, buftype))
+  return independent(ncid, varid, false, start, count, nullptr, ip, flexibleType(buftype));
+}
+int ncmpi_put_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                   const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vars)(ncid, varid, start, count, stride, op, bufcount, buftype))
+  return independent(ncid, varid, true, start, count, stride, op, flexibleType(buftype));
+}
+int ncmpi_get_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                   void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vars)(ncid, varid, start, count, stride, ip, bufcount, buftype))
+  return independent(ncid, varid, false, start, count, stride, ip, flexibleType(buftype));
+}
+
+// The remaining typed forms: var and var1 nonblocking (transformed); buffered,
+// mapped and list forms (refused on partitioned variables).
+#define SIO_PNC_TYPE(T, C, M)                                                                                          \
+  int ncmpi_iput_var_##T(int ncid, int varid, const C *op, int *req) {                                                 \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_var_##T)(ncid, varid, op, req))                                        \
+    return nonblocking(ncid, varid, true, nullptr, nullptr, nullptr, op, kType_##T, req);                              \
+  }                                                                                                                    \
+  int ncmpi_iget_var_##T(int ncid, int varid, C *ip, int *req) {                                                       \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_var_##T)(ncid, varid, ip, req))                                        \
+    return nonblocking(ncid, varid, false, nullptr, nullptr, nullptr, ip, kType_##T, req);                             \
+  }                                                                                                                    \
+  int ncmpi_iput_var1_##T(int ncid, int varid, const MPI_Offset *start, const C *op, int *req) {                       \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_var1_##T)(ncid, varid, start, op, req))                                \
+    return nonblocking(ncid, varid, true, start, kVar1, nullptr, op, kType_##T, req);                                  \
+  }                                                                                                                    \
+  int ncmpi_iget_var1_##T(int ncid, int varid, const MPI_Offset *start, C *ip, int *req) {                             \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_var1_##T)(ncid, varid, start, ip, req))                                \
+    return nonblocking(ncid, varid, false, start, kVar1, nullptr, ip, kType_##T, req);                                 \
+  }                                                                                                                    \
+  int ncmpi_bput_var_##T(int ncid, int varid, const C *op, int *req) {                                                 \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_var_##T)(ncid, varid, op, req))                                        \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_bput_var1_##T(int ncid, int varid, const MPI_Offset *start, const C *op, int *req) {                       \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_var1_##T)(ncid, varid, start, op, req))                                \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_iput_varm_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                       \
+                          const MPI_Offset *stride, const MPI_Offset *imap, const C *op, int *req) {                   \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_varm_##T)(ncid, varid, start, count, stride, imap, op, req))           \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_iget_varm_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                       \
+                          const MPI_Offset *stride, const MPI_Offset *imap, C *ip, int *req) {                         \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_varm_##T)(ncid, varid, start, count, stride, imap, ip, req))           \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_bput_varm_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                       \
+                          const MPI_Offset *stride, const MPI_Offset *imap, const C *op, int *req) {                   \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_varm_##T)(ncid, varid, start, count, stride, imap, op, req))           \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_put_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,           \
+                         const C *op) {                                                                                \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varn_##T)(ncid, varid, num, starts, counts, op))                        \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_get_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, C *ip) {  \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varn_##T)(ncid, varid, num, starts, counts, ip))                        \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_iput_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,          \
+                          const C *op, int *req) {                                                                     \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_varn_##T)(ncid, varid, num, starts, counts, op, req))                  \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_iget_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, C *ip,   \
+                          int *req) {                                                                                  \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_varn_##T)(ncid, varid, num, starts, counts, ip, req))                  \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }                                                                                                                    \
+  int ncmpi_bput_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,          \
+                          const C *op, int *req) {                                                                     \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_varn_##T)(ncid, varid, num, starts, counts, op, req))                  \
+    return NC_ENOTSUPPORT;                                                                                             \
+  }
+#include "Types.def"
+
+// The remaining flexible forms.
+int ncmpi_put_var1_all(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount,
+                       MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var1_all)(ncid, varid, start, op, bufcount, buftype))
+  return collective(ncid, varid, true, start, kVar1, nullptr, op, flexibleType(buftype));
+}
+int ncmpi_get_var1_all(int ncid, int varid, const MPI_Offset *start, void *ip, MPI_Offset bufcount,
+                       MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var1_all)(ncid, varid, start, ip, bufcount, buftype))
+  return collective(ncid, varid, false, start, kVar1, nullptr, ip, flexibleType(buftype));
+}
+int ncmpi_put_var1(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount,
+                   MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var1)(ncid, varid, start, op, bufcount, buftype))
+  return independent(ncid, varid, true, start, kVar1, nullptr, op, flexibleType(buftype));
+}
+int ncmpi_get_var1(int ncid, int varid, const MPI_Offset *start, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var1)(ncid, varid, start, ip, bufcount, buftype))
+  return independent(ncid, varid, false, start, kVar1, nullptr, ip, flexibleType(buftype));
+}
+int ncmpi_put_var(int ncid, int varid, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var)(ncid, varid, op, bufcount, buftype))
+  return independent(ncid, varid, true, nullptr, nullptr, nullptr, op, flexibleType(buftype));
+}
+int ncmpi_get_var(int ncid, int varid, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var)(ncid, varid, ip, bufcount, buftype))
+  return independent(ncid, varid, false, nullptr, nullptr, nullptr, ip, flexibleType(buftype));
+}
+int ncmpi_iput_var(int ncid, int varid, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_var)(ncid, varid, op, bufcount, buftype, req))
+  return nonblocking(ncid, varid, true, nullptr, nullptr, nullptr, op, flexibleType(buftype), req);
+}
+int ncmpi_iget_var(int ncid, int varid, void *ip, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_var)(ncid, varid, ip, bufcount, buftype, req))
+  return nonblocking(ncid, varid, false, nullptr, nullptr, nullptr, ip, flexibleType(buftype), req);
+}
+int ncmpi_iput_var1(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount,
+                    MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_var1)(ncid, varid, start, op, bufcount, buftype, req))
+  return nonblocking(ncid, varid, true, start, kVar1, nullptr, op, flexibleType(buftype), req);
+}
+int ncmpi_iget_var1(int ncid, int varid, const MPI_Offset *start, void *ip, MPI_Offset bufcount, MPI_Datatype buftype,
+                    int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_var1)(ncid, varid, start, ip, bufcount, buftype, req))
+  return nonblocking(ncid, varid, false, start, kVar1, nullptr, ip, flexibleType(buftype), req);
+}
+int ncmpi_put_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                   const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varm)(ncid, varid, start, count, stride, imap, op, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_get_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                   const MPI_Offset *imap, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varm)(ncid, varid, start, count, stride, imap, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_put_varm_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                       const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varm_all)(ncid, varid, start, count, stride, imap, op, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_get_varm_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                       const MPI_Offset *imap, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varm_all)(ncid, varid, start, count, stride, imap, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_iput_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                    const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid,
+                 REAL(ncmpi_iput_varm)(ncid, varid, start, count, stride, imap, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_iget_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                    const MPI_Offset *imap, void *ip, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid,
+                 REAL(ncmpi_iget_varm)(ncid, varid, start, count, stride, imap, ip, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_bput_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                    const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid,
+                 REAL(ncmpi_bput_varm)(ncid, varid, start, count, stride, imap, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_put_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, const void *op,
+                   MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varn)(ncid, varid, num, starts, counts, op, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_get_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, void *ip,
+                   MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varn)(ncid, varid, num, starts, counts, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_put_varn_all(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,
+                       const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varn_all)(ncid, varid, num, starts, counts, op, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_get_varn_all(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, void *ip,
+                       MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varn_all)(ncid, varid, num, starts, counts, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_iput_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, const void *op,
+                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_varn)(ncid, varid, num, starts, counts, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_iget_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, void *ip,
+                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_varn)(ncid, varid, num, starts, counts, ip, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_bput_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, const void *op,
+                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_varn)(ncid, varid, num, starts, counts, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_bput_var(int ncid, int varid, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_var)(ncid, varid, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_bput_var1(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount,
+                    MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_var1)(ncid, varid, start, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_bput_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const void *op,
+                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_vara)(ncid, varid, start, count, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_bput_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+                    const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_vars)(ncid, varid, start, count, stride, op, bufcount, buftype, req))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_put_vard(int ncid, int varid, MPI_Datatype filetype, const void *ip, MPI_Offset bufcount,
+                   MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vard)(ncid, varid, filetype, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_get_vard(int ncid, int varid, MPI_Datatype filetype, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vard)(ncid, varid, filetype, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_put_vard_all(int ncid, int varid, MPI_Datatype filetype, const void *ip, MPI_Offset bufcount,
+                       MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vard_all)(ncid, varid, filetype, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+int ncmpi_get_vard_all(int ncid, int varid, MPI_Datatype filetype, void *ip, MPI_Offset bufcount,
+                       MPI_Datatype buftype) {
+  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vard_all)(ncid, varid, filetype, ip, bufcount, buftype))
+  return NC_ENOTSUPPORT;
+}
+
+// Multi-variable calls: refused when any of the variables is partitioned.
+static bool anyPartitioned(int ncid, int num, const int *varids) {
+  for (int i = 0; i < num; ++i)
+    if (partitionedVar(ncid, varids[i]))
+      return true;
+  return false;
+}
+int ncmpi_mput_vara_all(int ncid, int num, int *varids, MPI_Offset *const *starts, MPI_Offset *const *counts,
+                        void *const *buf, const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]) {
+  if (anyPartitioned(ncid, num, varids))
+    return NC_ENOTSUPPORT;
+  return REAL(ncmpi_mput_vara_all)(ncid, num, varids, starts, counts, buf, bufcounts, datatypes);
+}
+int ncmpi_mput_vara(int ncid, int num, int *varids, MPI_Offset *const *starts, MPI_Offset *const *counts,
+                    void *const *buf, const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]) {
+  if (anyPartitioned(ncid, num, varids))
+    return NC_ENOTSUPPORT;
+  return REAL(ncmpi_mput_vara)(ncid, num, varids, starts, counts, buf, bufcounts, datatypes);
+}
+int ncmpi_mget_vara_all(int ncid, int num, int *varids, MPI_Offset *const *starts, MPI_Offset *const *counts,
+                        void *bufs[], const MPI_Offset *bufcounts, const MPI_Datatype *datatypes) {
+  if (anyPartitioned(ncid, num, varids))
+    return NC_ENOTSUPPORT;
+  return REAL(ncmpi_mget_vara_all)(ncid, num, varids, starts, counts, bufs, bufcounts, datatypes);
+}
+int ncmpi_mget_vara(int ncid, int num, int *varids, MPI_Offset *const *starts, MPI_Offset *const *counts, void *bufs[],
+                    const MPI_Offset *bufcounts, const MPI_Datatype *datatypes) {
+  if (anyPartitioned(ncid, num, varids))
+    return NC_ENOTSUPPORT;
+  return REAL(ncmpi_mget_vara)(ncid, num, varids, starts, counts, bufs, bufcounts, datatypes);
+}
+
+} // extern "C"

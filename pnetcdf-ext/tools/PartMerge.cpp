@@ -1,0 +1,208 @@
+// sio-part-merge MASTER OUT.nc: turns a partitioned netCDF file (master +
+// partition files, docs/partitioning.md) back into one ordinary netCDF file
+// with the original dimensions, variables and attributes, for tools that do
+// not use sio. Reads through the master with libsio-pnetcdf (so the
+// transformation is the one applications see); run it alone or under
+// mpiexec, the ranks then share the copy along each variable's first
+// dimension. Exit status: 0 done, 1 a PnetCDF error, 2 bad usage.
+#include <mpi.h>
+#include <pnetcdf.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+int rank = 0, nprocs = 1;
+
+// The master's partitioning metadata: not copied into the merged file.
+bool isPartitionAttribute(int varid, const char *name) {
+  if (varid == NC_GLOBAL)
+    return std::strcmp(name, "num_partitions") == 0 || std::strncmp(name, "partition_", 10) == 0;
+  return std::strcmp(name, "num_partitions") == 0 || std::strcmp(name, "ndims_org") == 0 ||
+         std::strcmp(name, "dimids_org") == 0 || std::strcmp(name, "partition_dim") == 0;
+}
+
+MPI_Datatype memoryType(nc_type t, size_t &size) {
+  switch (t) {
+  case NC_BYTE:
+    size = 1;
+    return MPI_SIGNED_CHAR;
+  case NC_CHAR:
+    size = 1;
+    return MPI_CHAR;
+  case NC_UBYTE:
+    size = 1;
+    return MPI_UNSIGNED_CHAR;
+  case NC_SHORT:
+    size = 2;
+    return MPI_SHORT;
+  case NC_USHORT:
+    size = 2;
+    return MPI_UNSIGNED_SHORT;
+  case NC_INT:
+    size = 4;
+    return MPI_INT;
+  case NC_UINT:
+    size = 4;
+    return MPI_UNSIGNED;
+  case NC_FLOAT:
+    size = 4;
+    return MPI_FLOAT;
+  case NC_DOUBLE:
+    size = 8;
+    return MPI_DOUBLE;
+  case NC_INT64:
+    size = 8;
+    return MPI_LONG_LONG;
+  case NC_UINT64:
+    size = 8;
+    return MPI_UNSIGNED_LONG_LONG;
+  default:
+    size = 0;
+    return MPI_DATATYPE_NULL;
+  }
+}
+
+struct Failure {
+  std::string what;
+};
+
+void check(int err, const std::string &what) {
+  if (err != NC_NOERR)
+    throw Failure{what + ": " + ncmpi_strerror(err)};
+}
+
+void copyAttributes(int in, int out, int varid) {
+  int natts = 0;
+  check(varid == NC_GLOBAL ? ncmpi_inq_natts(in, &natts) : ncmpi_inq_varnatts(in, varid, &natts), "attributes");
+  for (int a = 0; a < natts; ++a) {
+    char name[NC_MAX_NAME + 1];
+    check(ncmpi_inq_attname(in, varid, a, name), "attribute name");
+    if (isPartitionAttribute(varid, name))
+      continue;
+    check(ncmpi_copy_att(in, varid, name, out, varid), std::string("copying attribute ") + name);
+  }
+}
+
+void merge(const char *masterPath, const char *outPath) {
+  int in = -1, out = -1;
+  check(ncmpi_open(MPI_COMM_WORLD, masterPath, NC_NOWRITE, MPI_INFO_NULL, &in), std::string("opening ") + masterPath);
+  int parts = 0;
+  if (ncmpi_get_att_int(in, NC_GLOBAL, "num_partitions", &parts) != NC_NOERR)
+    throw Failure{std::string(masterPath) + " is not a partitioned master file (no num_partitions attribute)"};
+  int format = 0;
+  check(ncmpi_inq_format(in, &format), "format");
+  int cmode = NC_CLOBBER | (format == NC_FORMAT_CDF5 ? NC_64BIT_DATA : format == NC_FORMAT_CDF2 ? NC_64BIT_OFFSET : 0);
+  check(ncmpi_create(MPI_COMM_WORLD, outPath, cmode, MPI_INFO_NULL, &out), std::string("creating ") + outPath);
+
+  int ndims = 0, nvars = 0, unlim = -1;
+  check(ncmpi_inq(in, &ndims, &nvars, nullptr, &unlim), "inquiry");
+  MPI_Offset numrecs = 0;
+  for (int d = 0; d < ndims; ++d) {
+    char name[NC_MAX_NAME + 1];
+    MPI_Offset len = 0;
+    check(ncmpi_inq_dim(in, d, name, &len), "dimension");
+    if (d == unlim)
+      numrecs = len;
+    int id;
+    check(ncmpi_def_dim(out, name, d == unlim ? NC_UNLIMITED : len, &id), std::string("dimension ") + name);
+  }
+  copyAttributes(in, out, NC_GLOBAL);
+  for (int v = 0; v < nvars; ++v) {
+    char name[NC_MAX_NAME + 1];
+    nc_type type;
+    int nd = 0;
+    check(ncmpi_inq_varndims(in, v, &nd), "variable");
+    std::vector<int> dims(static_cast<size_t>(nd) + 1);
+    check(ncmpi_inq_var(in, v, name, &type, &nd, dims.data(), nullptr), "variable");
+    int id;
+    check(ncmpi_def_var(out, name, type, nd, dims.data(), &id), std::string("variable ") + name);
+    copyAttributes(in, out, v);
+  }
+  check(ncmpi_enddef(out), "enddef");
+
+  // Data: each variable in slabs of its first dimension, shared by the ranks.
+  for (int v = 0; v < nvars; ++v) {
+    char name[NC_MAX_NAME + 1];
+    nc_type type;
+    int nd = 0;
+    check(ncmpi_inq_varndims(in, v, &nd), "variable");
+    std::vector<int> dims(static_cast<size_t>(nd) + 1);
+    check(ncmpi_inq_var(in, v, name, &type, &nd, dims.data(), nullptr), "variable");
+    size_t esize = 0;
+    MPI_Datatype mt = memoryType(type, esize);
+    if (mt == MPI_DATATYPE_NULL)
+      throw Failure{std::string("variable ") + name + ": unknown type"};
+    std::vector<MPI_Offset> len(static_cast<size_t>(nd)), start(static_cast<size_t>(nd), 0),
+        count(static_cast<size_t>(nd));
+    for (int d = 0; d < nd; ++d)
+      check(ncmpi_inq_dimlen(in, dims[d], &len[size_t(d)]), "dimension length");
+    if (nd > 0 && dims[0] == unlim)
+      len[0] = numrecs;
+    MPI_Offset rowElems = 1;
+    for (int d = 1; d < nd; ++d)
+      rowElems *= len[size_t(d)];
+    MPI_Offset rows = nd > 0 ? len[0] : 1;
+    // Bound memory: at most ~64 MiB a step.
+    MPI_Offset perStep =
+        std::max<MPI_Offset>(1, (MPI_Offset(64) << 20) / std::max<MPI_Offset>(1, rowElems * MPI_Offset(esize)));
+    MPI_Offset mine0 = rows * rank / nprocs, mine1 = rows * (rank + 1) / nprocs;
+    MPI_Offset steps = (rows + nprocs - 1) / nprocs;
+    steps = (steps + perStep - 1) / perStep;
+    MPI_Allreduce(MPI_IN_PLACE, &steps, 1, MPI_OFFSET, MPI_MAX, MPI_COMM_WORLD);
+    std::vector<char> buf;
+    for (MPI_Offset s = 0; s < std::max<MPI_Offset>(steps, 1); ++s) {
+      MPI_Offset r0 = std::min(mine1, mine0 + s * perStep), r1 = std::min(mine1, r0 + perStep);
+      if (nd == 0) { // a scalar: everyone reads and writes the same value
+        buf.resize(esize);
+        check(ncmpi_get_var_all(in, v, buf.data(), 1, mt), std::string("reading ") + name);
+        check(ncmpi_put_var_all(out, v, buf.data(), 1, mt), std::string("writing ") + name);
+        break;
+      }
+      for (int d = 0; d < nd; ++d) {
+        start[size_t(d)] = d == 0 ? r0 : 0;
+        count[size_t(d)] = d == 0 ? r1 - r0 : len[size_t(d)];
+      }
+      MPI_Offset n = (r1 - r0) * rowElems;
+      buf.resize(size_t(std::max<MPI_Offset>(n, 1)) * esize);
+      check(ncmpi_get_vara_all(in, v, start.data(), count.data(), buf.data(), n, mt), std::string("reading ") + name);
+      check(ncmpi_put_vara_all(out, v, start.data(), count.data(), buf.data(), n, mt), std::string("writing ") + name);
+    }
+  }
+  check(ncmpi_close(out), "closing the output");
+  check(ncmpi_close(in), "closing the master");
+  if (rank == 0)
+    std::printf("sio-part-merge: %s (%d partitions, %d variables) -> %s\n", masterPath, parts, nvars, outPath);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  if (argc != 3 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    if (rank == 0)
+      std::fprintf(argc == 2 ? stdout : stderr,
+                   "usage: sio-part-merge MASTER OUT.nc\n"
+                   "Writes the partitioned netCDF file MASTER (with its partition files) as one ordinary\n"
+                   "netCDF file OUT.nc. Run alone or with mpiexec.\n");
+    MPI_Finalize();
+    return argc == 2 ? 0 : 2;
+  }
+  int status = 0;
+  try {
+    merge(argv[1], argv[2]);
+  } catch (const Failure &f) {
+    std::fprintf(stderr, "sio-part-merge: error: %s\n", f.what.c_str());
+    status = 1;
+    if (nprocs > 1) // the other ranks may wait in a collective call
+      MPI_Abort(MPI_COMM_WORLD, status);
+  }
+  MPI_Finalize();
+  return status;
+}
