@@ -33,6 +33,9 @@ struct Call {
   const struct iovec *iov = nullptr;
   const void *fh = nullptr;
   bool completed = true; ///< Test/Testall: did the requests complete?
+  /// A name the cap kept out of the file or string table (the cap was
+  /// reached after the wrapper looked): the call counts as dropped.
+  bool pastCap = false;
   bool releaseRequests = false;
   /// Descriptor, stream and directory-stream codes released by finish()
   /// (indexed by pk::Table), -1 for none.
@@ -155,14 +158,18 @@ struct Path : Ign {
   static bool pre(Call &c, const char *n, const char *path) {
     if (path == nullptr || pathExcluded(path))
       return false;
-    c.rec->add(n, fileId(path));
+    const int64_t id = fileId(path);
+    c.pastCap |= id < 0;
+    c.rec->add(n, id);
     return true;
   }
 };
 
 struct Str : Ign {
   static bool pre(Call &c, const char *n, const char *s) {
-    c.rec->addString(n, stringId(s ? s : ""));
+    const int64_t id = stringId(s ? s : "");
+    c.pastCap |= id < 0;
+    c.rec->addString(n, id);
     return true;
   }
 };

@@ -5,6 +5,7 @@
 
 #include "compress/InterRank.h"
 #include "compress/IntraRank.h"
+#include "MemoryBudget.h"
 #include "sio/siotrace_abi.h"
 #include "sio/trace/Json.h"
 
@@ -25,6 +26,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <sys/resource.h>
@@ -95,6 +97,13 @@ struct State {
   std::unordered_map<std::string, int64_t> fileIds;
   std::vector<std::string> strings;
   std::unordered_map<std::string, int64_t> stringIds;
+  /// What the tables hold, and what the files will take at finalize: both
+  /// count against SIO_MEMORY_CAP (MemoryBudget.h).
+  InternedTableBytes fileBytes, stringBytes;
+  size_t freshSinceCapCheck = 0;
+  /// Calls of this rank and of the ranks whose traces it merged (recorded
+  /// and dropped): what a parent counts as dropped if it cannot take them.
+  uint64_t subtreeCalls = 0;
   uint64_t startTicks = 0;
   /// When MPI_Init returned: the first gap after it starts there, since a
   /// replay runs its own MPI_Init before it (MPI_Init is not an event).
@@ -304,13 +313,27 @@ size_t blockBytes(const DrainQueue &q) {
 
 double nowMs();
 
+/// The memory the cap counts while the rank traces: compressor state,
+/// record blocks, the file and string tables, and what the file table will
+/// take at finalize (reserved now, so that finalize fits too).
+size_t heldBytes(State &s) {
+  size_t b = s.comp.approxBytes() + Q().blocks.load(std::memory_order_relaxed) * blockBytes(Q()) +
+             s.fileBytes.heldBytes() + s.fileBytes.finalizeBytes() + s.stringBytes.heldBytes();
+  // Heap fragmentation: the tables freed at finalize leave holes the trace
+  // does not fill exactly (measured: up to ~1/10 of the heap in RSS).
+  return b + b / 8;
+}
+
 void checkCap(State &s) {
-  size_t bytes = s.comp.approxBytes() + Q().blocks.load(std::memory_order_relaxed) * blockBytes(Q());
-  if (bytes > s.settings.memoryCap && !g_dropping.load()) {
+  if (g_dropping.load())
+    return;
+  if (heldBytes(s) > s.settings.memoryCap) {
     g_dropping.store(true);
     s.capNotes.push_back("memory cap SIO_MEMORY_CAP=" + std::to_string(s.settings.memoryCap) +
-                         " bytes reached after " + std::to_string(s.events) +
-                         " events on rank " + std::to_string(s.rank) + "; later events were dropped");
+                         " bytes reached after " + std::to_string(s.events) + " events on rank " +
+                         std::to_string(s.rank) + " (file table: " + std::to_string(s.fileBytes.entries()) +
+                         " names, string table: " + std::to_string(s.stringBytes.entries()) +
+                         "); later events were dropped");
   }
 }
 
@@ -330,6 +353,18 @@ Block *takeBlock(DrainQueue &q) {
     return nullptr;
   q.blocks.fetch_add(1, std::memory_order_relaxed);
   return new (mem) Block;
+}
+
+/// Gives the blocks no thread uses back to the system (at finalize: a thread
+/// that calls on starts a block of its own).
+void freeSpareBlocks(DrainQueue &q) {
+  std::lock_guard lk(q.mu);
+  for (Block *b : q.freeBlocks) {
+    b->~Block();
+    std::free(b);
+  }
+  q.blocks.fetch_sub(q.freeBlocks.size(), std::memory_order_relaxed);
+  std::vector<Block *>().swap(q.freeBlocks);
 }
 
 void recycle(DrainQueue &q, Block *block) {
@@ -535,12 +570,21 @@ Trace buildRankTrace(State &s) {
   gethostname(host, sizeof host - 1);
   t.header.metadata["hostname"] = host;
   t.header.metadata["start_time"] = s.startTime;
+  // The names move into the trace and the runtime's tables are freed: no
+  // name is held twice at finalize (MemoryBudget.h counts it so). Nothing is
+  // recorded after this (s.finished).
+  std::unordered_map<std::string, int64_t>().swap(s.fileIds); // first: the peak is lower
+  t.files.reserve(s.files.size());
   for (size_t i = 0; i < s.files.size(); ++i) {
     FileEntry f;
     f.id = int64_t(i);
-    f.name.push_back(FileNamePart{s.files[i], std::nullopt, 0});
+    f.name.push_back(FileNamePart{std::move(s.files[i]), std::nullopt, 0});
     t.files.push_back(std::move(f));
   }
+  std::vector<std::string>().swap(s.files);
+  std::vector<std::string>().swap(s.strings);
+  std::unordered_map<std::string, int64_t>().swap(s.stringIds);
+  freeSpareBlocks(Q());
   fillObjectTables(t, s.rank);
   t.body = s.comp.finish(s.rank, s.nranks);
   formatLoopFileNames(t, s.rank); // dir.<rank>/file.<rank>.<i0>: one entry per format
@@ -559,28 +603,54 @@ void writeTrace(State &s, Trace &t, const std::string &path) {
 
 // ---- merge over PMPI point-to-point -------------------------------------------
 
-constexpr int kTagLen = 0x510, kTagData = 0x511;
+constexpr int kTagHead = 0x510, kTagData = 0x511, kTagGo = 0x512;
 
+/// The trace goes up as compact JSON: first its size and the subtree's call
+/// count; the parent answers whether it has room for it under the cap; if
+/// so, the text follows in pieces of ~64 KiB as the writer makes them (it
+/// is never held whole on this side: the size comes from a first pass
+/// that only counts).
 void sendTrace(State &s, const Trace &t, int to) {
-  std::string bytes = serializeTrace(t);
-  long long len = (long long)bytes.size();
-  PMPI_Send(&len, 1, MPI_LONG_LONG, to, kTagLen, s.mergeComm);
-  // Chunks below INT_MAX bytes.
-  for (long long off = 0; off < len; off += (1 << 30)) {
-    int n = int(std::min<long long>(len - off, 1 << 30));
-    PMPI_Send(bytes.data() + off, n, MPI_CHAR, to, kTagData, s.mergeComm);
-  }
+  unsigned long long head[2] = {0, s.subtreeCalls};
+  writeTraceTo([&](std::string_view piece) { head[0] += piece.size(); }, t, /*pretty=*/false);
+  PMPI_Send(head, 2, MPI_UNSIGNED_LONG_LONG, to, kTagHead, s.mergeComm);
+  int go = 0;
+  PMPI_Recv(&go, 1, MPI_INT, to, kTagGo, s.mergeComm, MPI_STATUS_IGNORE);
+  if (!go)
+    return;
+  writeTraceTo(
+      [&](std::string_view piece) {
+        // Pieces are far below INT_MAX bytes (one table entry past 64 KiB).
+        PMPI_Send(piece.data(), int(piece.size()), MPI_CHAR, to, kTagData, s.mergeComm);
+      },
+      t, /*pretty=*/false);
 }
 
-Trace recvTrace(State &s, int from) {
-  long long len = 0;
-  PMPI_Recv(&len, 1, MPI_LONG_LONG, from, kTagLen, s.mergeComm, MPI_STATUS_IGNORE);
-  std::string bytes(size_t(len), '\0');
-  for (long long off = 0; off < len; off += (1 << 30)) {
-    int n = int(std::min<long long>(len - off, 1 << 30));
-    PMPI_Recv(bytes.data() + off, n, MPI_CHAR, from, kTagData, s.mergeComm, MPI_STATUS_IGNORE);
+/// A child's trace, or nullopt when it does not fit under the cap next to
+/// what this rank holds (`held`); `calls` and `textBytes` say what it was.
+std::optional<Trace> recvTrace(State &s, int from, size_t held, uint64_t &calls, size_t &textBytes) {
+  unsigned long long head[2] = {0, 0};
+  PMPI_Recv(head, 2, MPI_UNSIGNED_LONG_LONG, from, kTagHead, s.mergeComm, MPI_STATUS_IGNORE);
+  textBytes = size_t(head[0]);
+  calls = head[1];
+  int go = held + mergeInputBytes(textBytes) <= s.settings.memoryCap ? 1 : 0;
+  PMPI_Send(&go, 1, MPI_INT, from, kTagGo, s.mergeComm);
+  if (!go)
+    return std::nullopt;
+  std::string text;
+  text.reserve(textBytes); // exactly: no doubling
+  while (text.size() < textBytes) {
+    MPI_Status st;
+    PMPI_Probe(from, kTagData, s.mergeComm, &st);
+    int n = 0;
+    PMPI_Get_count(&st, MPI_CHAR, &n);
+    if (n <= 0 || text.size() + size_t(n) > textBytes)
+      throw std::runtime_error("rank " + std::to_string(from) + " sent more than the " + std::to_string(textBytes) +
+                               " bytes it announced");
+    text.resize(text.size() + size_t(n));
+    PMPI_Recv(text.data() + text.size() - size_t(n), n, MPI_CHAR, from, kTagData, s.mergeComm, MPI_STATUS_IGNORE);
   }
-  return deserializeTrace(bytes);
+  return deserializeTrace(text);
 }
 
 double nowMs() {
@@ -949,11 +1019,22 @@ int64_t fileId(const char *path) {
   State &s = S();
   Blocked blk; // a signal handler must not find the lock held mid-update
   std::lock_guard lk(s.mu);
-  auto [it, fresh] = s.fileIds.try_emplace(path, int64_t(s.files.size()));
-  if (fresh)
-    s.files.emplace_back(path);
   if (!s.marked)
     markTracingProcess(s);
+  if (g_dropping.load(std::memory_order_relaxed)) {
+    // Past the cap the call is not recorded: the table does not grow.
+    auto it = s.fileIds.find(path);
+    return it == s.fileIds.end() ? -1 : it->second;
+  }
+  auto [it, fresh] = s.fileIds.try_emplace(path, int64_t(s.files.size()));
+  if (fresh) {
+    s.files.emplace_back(path);
+    s.fileBytes.add(s.files.back().size());
+    if (++s.freshSinceCapCheck >= 64) {
+      s.freshSinceCapCheck = 0;
+      checkCap(s);
+    }
+  }
   return it->second;
 }
 
@@ -961,9 +1042,19 @@ int64_t stringId(const char *text) {
   State &s = S();
   Blocked blk; // a signal handler must not find the lock held mid-update
   std::lock_guard lk(s.mu);
+  if (g_dropping.load(std::memory_order_relaxed)) {
+    auto it = s.stringIds.find(text);
+    return it == s.stringIds.end() ? -1 : it->second;
+  }
   auto [it, fresh] = s.stringIds.try_emplace(text, int64_t(s.strings.size()));
-  if (fresh)
+  if (fresh) {
     s.strings.emplace_back(text);
+    s.stringBytes.add(s.strings.back().size());
+    if (++s.freshSinceCapCheck >= 64) {
+      s.freshSinceCapCheck = 0;
+      checkCap(s);
+    }
+  }
   return it->second;
 }
 
@@ -1034,6 +1125,7 @@ void finalizeMpi() {
   s.finished = true;
   double t0 = nowMs();
   Trace t = buildRankTrace(s);
+  s.subtreeCalls = s.events + g_dropped.load();
   double buildMs = nowMs() - t0;
 
   // Binomial tree: in round k, ranks with bit k set send to rank - 2^k and
@@ -1047,10 +1139,38 @@ void finalizeMpi() {
       break;
     }
     if (s.rank + step < s.nranks) {
+      uint64_t calls = 0; // known once the child's head arrived, even if the merge fails
+      bool counted = false;
       try {
-        t = mergeTraces(std::move(t), recvTrace(s, s.rank + step));
+        // What this rank holds for the merge: its trace, the merge's index
+        // and id map entries for its files, the record blocks threads keep.
+        const size_t held =
+            traceHeapBytes(t) + mergeTableBytes(t.files.size()) + Q().blocks.load() * blockBytes(Q());
+        size_t textBytes = 0;
+        std::optional<Trace> child = recvTrace(s, s.rank + step, held, calls, textBytes);
+        s.subtreeCalls += calls;
+        counted = true;
+        if (child) {
+          t = mergeTraces(std::move(t), std::move(*child));
+        } else {
+          // The trace stays valid: those ranks have no events in it, and
+          // the header says why.
+          const int last = std::min(s.rank + 2 * step, s.nranks) - 1;
+          t.header.complete = false;
+          t.header.droppedEvents += calls;
+          t.header.notes.push_back(
+              "memory cap SIO_MEMORY_CAP=" + std::to_string(s.settings.memoryCap) + " bytes: the trace of rank" +
+              (last > s.rank + step ? "s " + std::to_string(s.rank + step) + "-" + std::to_string(last)
+                                    : " " + std::to_string(s.rank + step)) +
+              " (" + std::to_string(calls) + " calls, " + std::to_string(textBytes) +
+              " bytes of JSON) did not fit next to rank " + std::to_string(s.rank) +
+              "'s in the merge; their events were dropped");
+        }
       } catch (const std::exception &e) {
         t.header.complete = false;
+        t.header.droppedEvents += calls; // the child's ranks are not in the trace
+        if (!counted)
+          s.subtreeCalls += calls;
         t.header.notes.push_back(std::string("merge failed: ") + e.what());
       }
     }

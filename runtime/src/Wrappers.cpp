@@ -160,7 +160,7 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
     c.rec = rec;
     ok = (As::Kind::pre(c, as.name, as.value) && ...);
     if (ok) {
-      if (dropping) {
+      if (dropping || c.pastCap) {
         g_dropped.fetch_add(1, std::memory_order_relaxed);
         rec = &t_scratch; // outputs still update the handle tables
       } else {

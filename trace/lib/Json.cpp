@@ -13,8 +13,10 @@
 #include <cmath>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <fcntl.h>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <new>
@@ -242,38 +244,124 @@ OJson traceJson(const Trace &t) {
   }
   o["loops"] = std::move(loops);
 
-  OJson files = OJson::array();
-  for (const FileEntry &f : t.files) {
-    OJson j = OJson::object();
-    j["id"] = f.id;
-    j["format"] = f.formatStr();
-    OJson parts = OJson::array();
-    for (const FileNamePart &p : f.name) {
-      OJson pj = OJson::object();
-      if (p.field) {
-        pj["field"] = exprJson(*p.field);
-        if (p.width)
-          pj["width"] = p.width;
-      } else {
-        pj["text"] = p.text;
-      }
-      parts.push_back(std::move(pj));
-    }
-    j["name"] = std::move(parts);
-    files.push_back(std::move(j));
-  }
-  o["files"] = std::move(files);
-
-  for (auto [key, table] : {std::pair{"datatypes", &t.datatypes}, std::pair{"comms", &t.comms},
-                            std::pair{"infos", &t.infos}}) {
-    OJson arr = OJson::array();
-    for (const ObjectEntry &e : *table)
-      arr.push_back(objectJson(e));
-    o[key] = std::move(arr);
-  }
-  o["body"] = bodyJson(t.body);
+  // The tables that grow with the run and the body are streamed by
+  // writeTraceTo, entry by entry (streamedArray): empty here.
+  o["files"] = OJson::array();
+  for (const char *key : {"datatypes", "comms", "infos", "body"})
+    o[key] = OJson::array();
   return o;
 }
+
+OJson fileJson(const FileEntry &f) {
+  OJson j = OJson::object();
+  j["id"] = f.id;
+  j["format"] = f.formatStr();
+  OJson parts = OJson::array();
+  for (const FileNamePart &p : f.name) {
+    OJson pj = OJson::object();
+    if (p.field) {
+      pj["field"] = exprJson(*p.field);
+      if (p.width)
+        pj["width"] = p.width;
+    } else {
+      pj["text"] = p.text;
+    }
+    parts.push_back(std::move(pj));
+  }
+  j["name"] = std::move(parts);
+  return j;
+}
+
+/// The number of entries of a top-level array traceJson leaves empty, and
+/// the JSON of entry i; 0 entries for the other keys.
+struct StreamedArray {
+  size_t size = 0;
+  std::function<OJson(size_t)> entry;
+};
+
+StreamedArray streamedArray(const Trace &t, const std::string &key) {
+  auto objects = [](const std::vector<ObjectEntry> &table) {
+    return StreamedArray{table.size(), [&table](size_t i) { return objectJson(table[i]); }};
+  };
+  if (key == "files")
+    return {t.files.size(), [&t](size_t i) { return fileJson(t.files[i]); }};
+  if (key == "datatypes")
+    return objects(t.datatypes);
+  if (key == "comms")
+    return objects(t.comms);
+  if (key == "infos")
+    return objects(t.infos);
+  if (key == "body")
+    return {t.body.size(), [&t](size_t i) { return nodeJson(t.body[i]); }};
+  return {};
+}
+
+/// Exactly OJson::dump's text of the whole document (pretty: indent 2), made
+/// one top-level value or table entry at a time: a trace whose tables hold
+/// 100,000 files never exists whole as JSON, in a DOM or in a string.
+class StreamWriter {
+public:
+  StreamWriter(const TraceSink &sink, bool pretty) : sink_(sink), pretty_(pretty) {}
+
+  void write(const Trace &t) {
+    OJson root = traceJson(t);
+    put("{");
+    bool first = true;
+    for (auto it = root.begin(); it != root.end(); ++it) {
+      put(first ? (pretty_ ? "\n  " : "") : (pretty_ ? ",\n  " : ","));
+      first = false;
+      put(dump(OJson(it.key()), 0));
+      put(pretty_ ? ": " : ":");
+      StreamedArray arr = streamedArray(t, it.key());
+      if (arr.size == 0) {
+        put(dump(it.value(), 2));
+        continue;
+      }
+      put("[");
+      for (size_t i = 0; i < arr.size; ++i) {
+        put(i == 0 ? (pretty_ ? "\n    " : "") : (pretty_ ? ",\n    " : ","));
+        put(dump(arr.entry(i), 4));
+      }
+      put(pretty_ ? "\n  ]" : "]");
+    }
+    put(pretty_ ? "\n}\n" : "}\n");
+    flush();
+  }
+
+private:
+  /// A value's text as it appears nested `indent` columns deep.
+  std::string dump(const OJson &j, int indent) const {
+    // Strings that are not UTF-8 (file names are bytes on POSIX) are written
+    // with U+FFFD rather than making the whole trace unwritable.
+    std::string text = j.dump(pretty_ ? 2 : -1, ' ', false, OJson::error_handler_t::replace);
+    if (!pretty_ || indent == 0)
+      return text;
+    // Newlines only separate lines (inside strings they are escaped).
+    std::string out;
+    out.reserve(text.size() + text.size() / 8);
+    for (char c : text) {
+      out += c;
+      if (c == '\n')
+        out.append(size_t(indent), ' ');
+    }
+    return out;
+  }
+  void put(std::string_view text) {
+    buffer_ += text;
+    if (buffer_.size() >= kChunk)
+      flush();
+  }
+  void flush() {
+    if (!buffer_.empty())
+      sink_(buffer_);
+    buffer_.clear();
+  }
+
+  static constexpr size_t kChunk = 1 << 16;
+  const TraceSink &sink_;
+  bool pretty_;
+  std::string buffer_;
+};
 
 //===----------------------------------------------------------------------===//
 // Reader
@@ -503,13 +591,62 @@ private:
                             uint32_t loopDepth) const;
   Node getNode(const OJson &j, const std::string &path, const RankList *enclosing, uint32_t loopDepth) const;
   void checkReference(const Param &p, const std::string &path, uint32_t loopDepth) const;
+  FileEntry readFile(const OJson &fj, const std::string &path);
+  OJson parseRoot(const std::string &text);
 
   std::string file_;
   int64_t nranks_ = 1;
   std::set<int64_t> fileIds_, datatypeIds_;
   std::map<int64_t, uint32_t> fileLoopDepth_; ///< loop indices a file's name uses
   mutable std::map<std::string, RankList> rankCache_;
+  /// The files table, read while parsing (parseRoot): a trace with 100,000
+  /// files never holds their DOM. The first error is kept for its turn.
+  bool streamedFiles_ = false;
+  std::vector<FileEntry> files_;
+  std::exception_ptr filesError_;
 };
+
+/// Parses the document; the entries of the top-level "files" array are read
+/// as each one ends and left out of the DOM (they are what grows with a
+/// run's distinct files). Errors in them surface where read() would have
+/// found them: the first failing entry, after the checks before the table.
+OJson Reader::parseRoot(const std::string &text) {
+  std::string key;        // the current key of the root object
+  bool inFiles = false;   // inside the root's "files" array
+  size_t index = 0;       // its next entry
+  auto callback = [&](int depth, OJson::parse_event_t event, OJson &parsed) -> bool {
+    using E = OJson::parse_event_t;
+    if (depth == 1 && event == E::key) {
+      key = parsed.get<std::string>();
+      inFiles = false;
+      return true;
+    }
+    if (depth == 1 && event == E::array_start && key == "files") {
+      // A repeated key replaces the earlier value, as in the DOM.
+      inFiles = streamedFiles_ = true;
+      index = 0;
+      files_.clear();
+      filesError_ = nullptr;
+      fileIds_.clear();
+      fileLoopDepth_.clear();
+      return true;
+    }
+    if (depth == 1 && event == E::array_end)
+      inFiles = false;
+    if (!inFiles || depth != 2 || (event != E::object_end && event != E::array_end && event != E::value))
+      return true;
+    const std::string p = at("/files", index++);
+    if (!filesError_) {
+      try {
+        files_.push_back(readFile(parsed, p));
+      } catch (const TraceError &) {
+        filesError_ = std::current_exception();
+      }
+    }
+    return false;
+  };
+  return OJson::parse(text, callback);
+}
 
 Expr Reader::getExpr(const OJson &j, const std::string &path, uint32_t loopDepth) const {
   if (j.is_number_integer()) {
@@ -896,12 +1033,45 @@ std::vector<Node> Reader::getBody(const OJson &j, const std::string &path, const
   return body;
 }
 
+FileEntry Reader::readFile(const OJson &fj, const std::string &p) {
+  expectObject(fj, p);
+  FileEntry f;
+  f.id = getInt(require(fj, p, "id"), at(p, "id"));
+  if (!fileIds_.insert(f.id).second)
+    fail(at(p, "id"), "duplicate file id " + std::to_string(f.id));
+  // "format" is a rendering of "name" for people; "name" is authoritative.
+  const std::string np = at(p, "name");
+  const OJson &name = require(fj, p, "name");
+  expectArray(name, np);
+  for (size_t k = 0; k < name.size(); ++k) {
+    const std::string kp = at(np, k);
+    const OJson &part = name[k];
+    expectObject(part, kp);
+    FileNamePart fp;
+    const OJson *text = optional(part, "text");
+    const OJson *field = optional(part, "field");
+    if (bool(text) == bool(field))
+      fail(kp, "a name part has exactly one of \"text\" and \"field\"");
+    if (text) {
+      fp.text = getString(*text, at(kp, "text"));
+    } else {
+      // Loop indices are those of the calls that use the file (checked there).
+      fp.field = getExpr(*field, at(kp, "field"), kMaxFileLoopDepth);
+      fileLoopDepth_[f.id] = std::max(fileLoopDepth_[f.id], fp.field->loopDepthUsed());
+      if (const OJson *w = optional(part, "width"))
+        fp.width = uint32_t(getInt(*w, at(kp, "width"), 0, 64));
+    }
+    f.name.push_back(std::move(fp));
+  }
+  return f;
+}
+
 Trace Reader::read(const std::string &text) {
   if (jsonDepth(text) > kMaxJsonDepth)
     fail("", "JSON nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   OJson root;
   try {
-    root = OJson::parse(text);
+    root = parseRoot(text);
   } catch (const nlohmann::json::exception &ex) {
     // Drop nlohmann's "[json.exception.parse_error.101] " tag.
     std::string msg = ex.what();
@@ -1008,40 +1178,14 @@ Trace Reader::read(const std::string &text) {
     }
   }
   if (const OJson *files = table("files")) {
-    for (size_t i = 0; i < files->size(); ++i) {
-      const std::string p = at("/files", i);
-      const OJson &fj = (*files)[i];
-      expectObject(fj, p);
-      FileEntry f;
-      f.id = getInt(require(fj, p, "id"), at(p, "id"));
-      if (!fileIds_.insert(f.id).second)
-        fail(at(p, "id"), "duplicate file id " + std::to_string(f.id));
-      // "format" is a rendering of "name" for people; "name" is authoritative.
-      const std::string np = at(p, "name");
-      const OJson &name = require(fj, p, "name");
-      expectArray(name, np);
-      for (size_t k = 0; k < name.size(); ++k) {
-        const std::string kp = at(np, k);
-        const OJson &part = name[k];
-        expectObject(part, kp);
-        FileNamePart fp;
-        const OJson *text = optional(part, "text");
-        const OJson *field = optional(part, "field");
-        if (bool(text) == bool(field))
-          fail(kp, "a name part has exactly one of \"text\" and \"field\"");
-        if (text) {
-          fp.text = getString(*text, at(kp, "text"));
-        } else {
-          // Loop indices are those of the calls that use the file (checked there).
-          fp.field = getExpr(*field, at(kp, "field"), kMaxFileLoopDepth);
-          fileLoopDepth_[f.id] = std::max(fileLoopDepth_[f.id], fp.field->loopDepthUsed());
-          if (const OJson *w = optional(part, "width"))
-            fp.width = uint32_t(getInt(*w, at(kp, "width"), 0, 64));
-        }
-        f.name.push_back(std::move(fp));
-      }
-      t.files.push_back(std::move(f));
+    if (streamedFiles_) {
+      // Read entry by entry while parsing (parseRoot); the array is empty.
+      if (filesError_)
+        std::rethrow_exception(filesError_);
+      t.files = std::move(files_);
     }
+    for (size_t i = 0; i < files->size(); ++i)
+      t.files.push_back(readFile((*files)[i], at("/files", i)));
   }
   for (auto [key, dest, ids] : {std::tuple{"datatypes", &t.datatypes, &datatypeIds_},
                                 std::tuple{"comms", &t.comms, static_cast<std::set<int64_t> *>(nullptr)},
@@ -1099,16 +1243,19 @@ Trace readTraceFile(const std::string &path) {
   return readTrace(in, path);
 }
 
+void writeTraceTo(const TraceSink &sink, const Trace &trace, bool pretty) { StreamWriter(sink, pretty).write(trace); }
+
 std::string writeTraceString(const Trace &trace) {
-  // Strings that are not UTF-8 (file names are bytes on POSIX) are written
-  // with U+FFFD rather than making the whole trace unwritable.
-  return traceJson(trace).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  std::string text;
+  writeTraceTo([&](std::string_view piece) { text += piece; }, trace);
+  return text;
 }
 
-void writeTrace(std::ostream &out, const Trace &trace) { out << writeTraceString(trace); }
+void writeTrace(std::ostream &out, const Trace &trace) {
+  writeTraceTo([&](std::string_view piece) { out.write(piece.data(), std::streamsize(piece.size())); }, trace);
+}
 
 void writeTraceFile(const std::string &path, const Trace &trace) {
-  const std::string text = writeTraceString(trace);
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   auto failWith = [&](const std::string &what, int err) {
     throw std::runtime_error(path + ": " + what + ": " + std::strerror(err));
@@ -1116,20 +1263,26 @@ void writeTraceFile(const std::string &path, const Trace &trace) {
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     failWith("cannot create " + tmp, errno);
-  const char *p = text.data();
-  size_t left = text.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      int err = n < 0 ? errno : EIO;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      failWith("cannot write", err);
+  // Streamed: the text is written as it is made, never held whole.
+  auto writeAll = [&](std::string_view piece) {
+    const char *p = piece.data();
+    size_t left = piece.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd, p, left);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        failWith("cannot write", n < 0 ? errno : EIO);
+      p += n;
+      left -= size_t(n);
     }
-    p += n;
-    left -= size_t(n);
+  };
+  try {
+    writeTraceTo(writeAll, trace);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
   }
   // close() is where NFS and friends report a full disk.
   if (::close(fd) != 0) {

@@ -11,6 +11,8 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <span>
+#include <unordered_map>
 
 namespace sio::rt {
 
@@ -56,7 +58,45 @@ std::string contentKey(const ObjectEntry &o) {
   return key;
 }
 
-using IdMap = std::map<int64_t, int64_t>;
+/// Old id -> new id: a sorted vector (16 bytes an entry, not a tree node's
+/// 64: a merge of tables of many distinct files holds one per file). Ids
+/// come in ascending order (tables are sorted by id first), so inserting is
+/// appending.
+class IdMap {
+public:
+  using value_type = std::pair<int64_t, int64_t>;
+  using const_iterator = std::vector<value_type>::const_iterator;
+
+  int64_t &operator[](int64_t key) {
+    if (entries_.empty() || entries_.back().first < key) {
+      entries_.emplace_back(key, 0);
+      return entries_.back().second;
+    }
+    auto it = lower(key);
+    if (it == entries_.end() || it->first != key)
+      it = entries_.insert(it, {key, 0});
+    return it->second;
+  }
+  const_iterator find(int64_t key) const {
+    auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
+                               [](const value_type &e, int64_t k) { return e.first < k; });
+    return it != entries_.end() && it->first == key ? it : entries_.end();
+  }
+  size_t count(int64_t key) const { return find(key) != end() ? 1 : 0; }
+  int64_t at(int64_t key) const { return find(key)->second; }
+  bool empty() const { return entries_.empty(); }
+  size_t size() const { return entries_.size(); }
+  const_iterator begin() const { return entries_.begin(); }
+  const_iterator end() const { return entries_.end(); }
+  auto rbegin() const { return entries_.rbegin(); }
+
+private:
+  std::vector<value_type>::iterator lower(int64_t key) {
+    return std::lower_bound(entries_.begin(), entries_.end(), key,
+                            [](const value_type &e, int64_t k) { return e.first < k; });
+  }
+  std::vector<value_type> entries_;
+};
 
 /// Unites two tables by content: equal entries share one id. Ids are
 /// renumbered 0.. in order of first appearance (a's entries first).
@@ -67,21 +107,34 @@ std::vector<Entry> mergeTable(std::vector<Entry> a, std::vector<Entry> b, IdMap 
   std::sort(a.begin(), a.end(), byId);
   std::sort(b.begin(), b.end(), byId);
   std::vector<Entry> merged;
-  std::map<std::string, int64_t> index;
+  merged.reserve(a.size() + b.size());
+  // Hash of the content key -> merged index; the keys themselves are not
+  // kept (a table of many distinct files would hold them all twice).
+  std::unordered_multimap<size_t, int64_t> index;
+  index.reserve(a.size() + b.size());
   auto add = [&](Entry e, IdMap &remap) {
-    auto [it, inserted] = index.try_emplace(contentKey(e), static_cast<int64_t>(merged.size()));
-    remap[e.id] = it->second;
-    if (inserted) {
-      e.id = it->second;
-      merged.push_back(std::move(e));
-      if (fromB)
-        fromB->push_back(&remap == &remapB);
-    }
+    const std::string key = contentKey(e);
+    const size_t h = std::hash<std::string>()(key);
+    auto [lo, hi] = index.equal_range(h);
+    for (auto it = lo; it != hi; ++it)
+      if (contentKey(merged[static_cast<size_t>(it->second)]) == key) {
+        remap[e.id] = it->second;
+        return;
+      }
+    const auto id = static_cast<int64_t>(merged.size());
+    index.emplace(h, id);
+    remap[e.id] = id;
+    e.id = id;
+    merged.push_back(std::move(e));
+    if (fromB)
+      fromB->push_back(&remap == &remapB);
   };
   for (Entry &e : a)
     add(std::move(e), remapA);
+  std::vector<Entry>().swap(a);
   for (Entry &e : b)
     add(std::move(e), remapB);
+  std::vector<Entry>().swap(b);
   return merged;
 }
 
@@ -551,6 +604,48 @@ std::optional<FileEntry> fileFormat(const std::vector<std::pair<int64_t, const F
   return entry;
 }
 
+/// A files table's content keys -> ids, holding 16 bytes an entry (hash,
+/// position) instead of the keys: built when the first file-name format is
+/// found, so a table of many distinct names that fit no format pays for
+/// none; formats are few, so inserting into the sorted vector is cheap.
+class FileContentIndex {
+public:
+  explicit FileContentIndex(const std::vector<FileEntry> &files) : files_(files) {}
+
+  std::optional<int64_t> find(const std::string &key) {
+    build();
+    const size_t h = std::hash<std::string>()(key);
+    for (auto it = lower(h); it != entries_.end() && it->first == h; ++it)
+      if (contentKey(files_[it->second]) == key)
+        return files_[it->second].id;
+    return std::nullopt;
+  }
+  /// files_[position] was just appended.
+  void add(size_t position) {
+    build();
+    const size_t h = std::hash<std::string>()(contentKey(files_[position]));
+    entries_.insert(lower(h), {h, position});
+  }
+
+private:
+  using Entry = std::pair<size_t, size_t>;
+  void build() {
+    if (built_)
+      return;
+    built_ = true;
+    entries_.reserve(files_.size() + 16);
+    for (size_t i = 0; i < files_.size(); ++i)
+      entries_.emplace_back(std::hash<std::string>()(contentKey(files_[i])), i);
+    std::sort(entries_.begin(), entries_.end());
+  }
+  std::vector<Entry>::iterator lower(size_t h) {
+    return std::lower_bound(entries_.begin(), entries_.end(), h, [](const Entry &e, size_t x) { return e.first < x; });
+  }
+  const std::vector<FileEntry> &files_;
+  bool built_ = false;
+  std::vector<Entry> entries_;
+};
+
 /// Per rank, before the merge: a file parameter that takes a different file
 /// in each iteration of the loops around it (its id is a function of the
 /// loop indices) becomes one entry whose name has fields in those indices,
@@ -558,9 +653,9 @@ std::optional<FileEntry> fileFormat(const std::vector<std::pair<int64_t, const F
 /// (`dir.3/file.3.<i0>`, `ckpt_<i0:04>/part_<i1>`).
 class LoopFileNamer {
 public:
-  LoopFileNamer(Trace &t, int64_t rank) : t_(t), rank_(rank) {
-    for (const FileEntry &f : t_.files)
-      index_.emplace(contentKey(f), f.id);
+  LoopFileNamer(Trace &t, int64_t rank) : t_(t), rank_(rank), index_(t.files) {
+    for (size_t i = 0; i < t_.files.size(); ++i)
+      position_.emplace(t_.files[i].id, i);
   }
 
   void visit(std::vector<Node> &nodes, std::vector<const Expr *> &counts) {
@@ -589,23 +684,33 @@ public:
 private:
   static constexpr size_t kMaxSamples = size_t(1) << 20;
 
+  const FileEntry *file(int64_t id) const {
+    auto it = position_.find(id);
+    return it == position_.end() ? nullptr : &t_.files[it->second];
+  }
+
+  // Memory: a loop over N distinct files (the table grows with them, and
+  // SIO_MEMORY_CAP holds through finalize) keeps 16 bytes per file here plus
+  // one integer per varying digit group; names are tokenized one at a time.
   std::optional<int64_t> formatFor(const Expr &id, const std::vector<const Expr *> &counts) {
-    // Every index tuple of the loops around the call, outermost first.
-    std::vector<std::vector<int64_t>> tuples;
+    // Every index tuple of the loops around the call, outermost first
+    // (`depth` integers per sample, flattened).
+    const size_t depth = counts.size();
+    std::vector<int64_t> tuples;
     std::vector<const FileEntry *> files;
     std::vector<int64_t> idx;
     bool ok = true;
     std::function<void(size_t)> walk = [&](size_t d) {
       if (!ok)
         return;
-      if (d == counts.size()) {
+      if (d == depth) {
         auto v = id.evaluate({rank_, t_.header.nranks, idx});
-        const FileEntry *f = v ? t_.file(*v) : nullptr;
-        if (!f || f->loopDepthUsed() > 0 || tuples.size() >= kMaxSamples) {
+        const FileEntry *f = v ? file(*v) : nullptr;
+        if (!f || f->loopDepthUsed() > 0 || files.size() >= kMaxSamples) {
           ok = false;
           return;
         }
-        tuples.push_back(idx);
+        tuples.insert(tuples.end(), idx.begin(), idx.end());
         files.push_back(f);
         return;
       }
@@ -621,21 +726,44 @@ private:
       }
     };
     walk(0);
-    if (!ok || tuples.empty())
+    if (!ok || files.empty())
       return std::nullopt;
-    std::vector<std::vector<NameToken>> tokens;
-    for (const FileEntry *f : files)
-      tokens.push_back(tokenize(*f));
-    const auto &t0 = tokens.front();
-    for (const auto &t : tokens) {
+    auto tuple = [&](size_t s) { return std::span<const int64_t>(tuples.data() + s * depth, depth); };
+    // The names must differ only in digit groups: same tokens, same text
+    // between them. `varies[k]`: token k is not the same in every name.
+    const std::vector<NameToken> t0 = tokenize(*files.front());
+    std::vector<char> varies(t0.size(), 0);
+    for (size_t s = 1; s < files.size(); ++s) {
+      std::vector<NameToken> t = tokenize(*files[s]);
       if (t.size() != t0.size())
         return std::nullopt;
-      for (size_t k = 0; k < t.size(); ++k)
+      for (size_t k = 0; k < t.size(); ++k) {
         if (t[k].kind != t0[k].kind || (t[k].kind != NameToken::Kind::Digits && t[k].text != t0[k].text))
           return std::nullopt;
+        if (t[k].text != t0[k].text)
+          varies[k] = 1;
+      }
+    }
+    // The varying digit groups' values, sample by sample.
+    std::vector<size_t> varying;
+    for (size_t k = 0; k < t0.size(); ++k)
+      if (varies[k])
+        varying.push_back(k);
+    std::vector<int64_t> ys(varying.size() * files.size());
+    std::vector<char> sameWidth(varying.size(), 1), leadingZero(varying.size(), 0);
+    for (size_t s = 0; s < files.size(); ++s) {
+      std::vector<NameToken> t = s == 0 ? t0 : tokenize(*files[s]);
+      for (size_t v = 0; v < varying.size(); ++v) {
+        const std::string &digits = t[varying[v]].text;
+        if (digits.size() > 18)
+          return std::nullopt;
+        sameWidth[v] = sameWidth[v] && digits.size() == t0[varying[v]].text.size();
+        leadingZero[v] = leadingZero[v] || (digits.size() > 1 && digits[0] == '0');
+        ys[v * files.size() + s] = std::stoll(digits);
+      }
     }
     std::vector<Expr> variables;
-    for (size_t d = 0; d < counts.size(); ++d)
+    for (size_t d = 0; d < depth; ++d)
       variables.push_back(Expr::loopIndex(static_cast<uint32_t>(d)));
     FileEntry entry;
     auto literal = [&](const std::string &text) {
@@ -643,68 +771,60 @@ private:
         entry.name.push_back({});
       entry.name.back().text += text;
     };
-    for (size_t k = 0; k < t0.size(); ++k) {
-      if (std::all_of(tokens.begin(), tokens.end(), [&](const auto &t) { return t[k].text == t0[k].text; })) {
+    for (size_t k = 0, v = 0; k < t0.size(); ++k) {
+      if (!varies[k]) {
         literal(t0[k].text);
         continue;
       }
-      size_t width = t0[k].text.size();
-      bool sameWidth = true, leadingZero = false;
-      std::vector<Rational> ys;
-      for (const auto &t : tokens) {
-        if (t[k].text.size() > 18)
-          return std::nullopt;
-        sameWidth = sameWidth && t[k].text.size() == width;
-        leadingZero = leadingZero || (t[k].text.size() > 1 && t[k].text[0] == '0');
-        ys.push_back(Rational(std::stoll(t[k].text)));
-      }
+      const int64_t *y = ys.data() + v * files.size();
       // Fit on a few samples (the first ones pin every index), check on all.
       std::vector<std::vector<Rational>> xs;
       std::vector<Rational> fitYs;
-      for (size_t s = 0; s < tuples.size(); s += std::max<size_t>(1, tuples.size() / 64)) {
-        xs.emplace_back(tuples[s].begin(), tuples[s].end());
-        fitYs.push_back(ys[s]);
+      for (size_t s = 0; s < files.size(); s += std::max<size_t>(1, files.size() / 64)) {
+        xs.emplace_back(tuple(s).begin(), tuple(s).end());
+        fitYs.push_back(Rational(y[s]));
       }
-      for (size_t s = 0; s < std::min<size_t>(tuples.size(), 2 * counts.size() + 2); ++s) {
-        xs.emplace_back(tuples[s].begin(), tuples[s].end());
-        fitYs.push_back(ys[s]);
+      for (size_t s = 0; s < std::min<size_t>(files.size(), 2 * depth + 2); ++s) {
+        xs.emplace_back(tuple(s).begin(), tuple(s).end());
+        fitYs.push_back(Rational(y[s]));
       }
       auto field = sio::trace::fitAffineExpr(variables, xs, fitYs);
       if (!field)
         return std::nullopt;
-      entry.name.push_back({"", *field, sameWidth && leadingZero ? static_cast<uint32_t>(width) : 0});
+      size_t width = t0[k].text.size();
+      entry.name.push_back({"", *field, sameWidth[v] && leadingZero[v] ? static_cast<uint32_t>(width) : 0});
+      ++v;
     }
-    for (size_t s = 0; s < tuples.size(); ++s) {
+    for (size_t s = 0; s < files.size(); ++s) {
       std::string expected;
       for (const FileNamePart &part : files[s]->name)
         expected += part.text;
-      if (entry.nameFor(rank_, t_.header.nranks, tuples[s]) != expected)
+      if (entry.nameFor(rank_, t_.header.nranks, tuple(s)) != expected)
         return std::nullopt;
     }
-    auto [it, inserted] = index_.try_emplace(contentKey(entry), 0);
-    if (inserted) {
-      int64_t next = 0;
-      for (const FileEntry &f : t_.files)
-        next = std::max(next, f.id + 1);
-      entry.id = it->second = next;
-      t_.files.push_back(std::move(entry));
-    }
-    return it->second;
+    if (auto known = index_.find(contentKey(entry)))
+      return *known;
+    int64_t next = 0;
+    for (const FileEntry &f : t_.files)
+      next = std::max(next, f.id + 1);
+    entry.id = next;
+    position_.emplace(next, t_.files.size());
+    t_.files.push_back(std::move(entry));
+    index_.add(t_.files.size() - 1);
+    return next;
   }
 
   Trace &t_;
   int64_t rank_;
-  std::map<std::string, int64_t> index_;
+  std::unordered_map<int64_t, size_t> position_; ///< file id -> index in t_.files
+  FileContentIndex index_;
 };
 
 struct Finalizer {
   Trace &trace;
-  std::map<std::string, int64_t> fileIndex; // content key -> id
+  FileContentIndex fileIndex;
 
-  explicit Finalizer(Trace &t) : trace(t) {
-    for (const FileEntry &f : trace.files)
-      fileIndex.emplace(contentKey(f), f.id);
-  }
+  explicit Finalizer(Trace &t) : trace(t), fileIndex(t.files) {}
 
   void unifyFileNames(ElasticValue &value) {
     if (value.entries().size() < 2)
@@ -723,15 +843,17 @@ struct Finalizer {
     auto format = fileFormat(names, trace.header.nranks);
     if (!format)
       return;
-    auto [it, inserted] = fileIndex.try_emplace(contentKey(*format), 0);
-    if (inserted) {
+    std::optional<int64_t> id = fileIndex.find(contentKey(*format));
+    if (!id) {
       int64_t next = 0;
       for (const FileEntry &f : trace.files)
         next = std::max(next, f.id + 1);
-      format->id = it->second = next;
+      format->id = next;
+      id = next;
       trace.files.push_back(std::move(*format));
+      fileIndex.add(trace.files.size() - 1);
     }
-    value = ElasticValue(Value(Expr(it->second)), value.ranks());
+    value = ElasticValue(Value(Expr(*id)), value.ranks());
   }
 
   void visit(std::vector<Node> &nodes) {

@@ -3,9 +3,11 @@
 
 #include "sio/trace/Trace.h"
 
+#include <functional>
 #include <iosfwd>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace sio::trace {
 
@@ -32,6 +34,14 @@ private:
 Trace readTrace(std::istream &in, const std::string &sourceName);
 Trace readTraceFile(const std::string &path);
 Trace readTraceString(const std::string &text, const std::string &sourceName = "<string>");
+
+/// Receives the text of a trace piece by piece (writeTraceTo).
+using TraceSink = std::function<void(std::string_view)>;
+/// Writes `trace` to `sink` in pieces of about 64 KiB, never building the
+/// document whole (a DOM or a string): memory is that of the largest single
+/// table entry or top-level body node. `pretty`: the pretty-printed form of
+/// writeTrace; false: the same document without whitespace (for shipping).
+void writeTraceTo(const TraceSink &sink, const Trace &trace, bool pretty = true);
 
 /// Writes `trace` (pretty-printed, stable field order).
 void writeTrace(std::ostream &out, const Trace &trace);
