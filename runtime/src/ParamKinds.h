@@ -80,14 +80,23 @@ inline bool openNeedsMode(int flags) {
 
 namespace pk {
 
-struct Ign {
+/// What every kind does unless it says otherwise. A kind states in kSlots
+/// how many record slots it fills at most (the base has none, so a kind
+/// that forgets does not compile): the wrappers check at compile time that
+/// no call of IoCalls.def can fill more than a Record holds (kMaxSlots).
+struct KindBase {
   template <class T> static bool pre(Call &, const char *, T) { return true; }
   template <class T> static void post(Call &, const char *, T) {}
   /// The argument handed to the real function (a kind may substitute it).
   template <class T> static T pass(Call &, T v) { return v; }
 };
 
-struct Int : Ign {
+struct Ign : KindBase {
+  static constexpr int kSlots = 0;
+};
+
+struct Int : KindBase {
+  static constexpr int kSlots = 1;
   template <class T> static bool pre(Call &c, const char *n, T v) {
     c.rec->add(n, int64_t(v));
     if (c.nints < 4)
@@ -97,7 +106,8 @@ struct Int : Ign {
 };
 
 /// The variadic mode of open-like calls: present only with O_CREAT/O_TMPFILE.
-struct VaMode : Ign {
+struct VaMode : KindBase {
+  static constexpr int kSlots = 1;
   template <class T> static bool pre(Call &c, const char *n, T v) {
     if (openNeedsMode(int(c.lastInt())))
       c.rec->add(n, int64_t(v));
@@ -129,7 +139,8 @@ template <> struct TableOf<Table::Dir> {
   static std::atomic<int32_t> *codes() { return g_dirCode; }
 };
 
-template <Table T, bool Closing> struct TabledHandle : Ign {
+template <Table T, bool Closing> struct TabledHandle : KindBase {
+  static constexpr int kSlots = 1;
   template <class H> static bool pre(Call &c, const char *n, H h) {
     const int fd = TableOf<T>::fdOf(h);
     if (unsigned(fd) >= unsigned(kMaxFd))
@@ -154,7 +165,8 @@ using Dir = TabledHandle<Table::Dir, false>;
 using DirClose = TabledHandle<Table::Dir, true>;
 
 /// A file name: its id in the rank's file table. Excluded paths veto.
-struct Path : Ign {
+struct Path : KindBase {
+  static constexpr int kSlots = 1;
   static bool pre(Call &c, const char *n, const char *path) {
     if (path == nullptr || pathExcluded(path))
       return false;
@@ -165,7 +177,8 @@ struct Path : Ign {
   }
 };
 
-struct Str : Ign {
+struct Str : KindBase {
+  static constexpr int kSlots = 1;
   static bool pre(Call &c, const char *n, const char *s) {
     const int64_t id = stringId(s ? s : "");
     c.pastCap |= id < 0;
@@ -174,7 +187,8 @@ struct Str : Ign {
   }
 };
 
-struct Iov : Ign {
+struct Iov : KindBase {
+  static constexpr int kSlots = 0;
   static bool pre(Call &c, const char *, const struct iovec *iov) {
     c.iov = iov;
     return true;
@@ -182,7 +196,8 @@ struct Iov : Ign {
 };
 
 /// iovcnt, plus the total of the iov lengths as `bytes`.
-struct IovCnt : Ign {
+struct IovCnt : KindBase {
+  static constexpr int kSlots = 2;
   static bool pre(Call &c, const char *n, int cnt) {
     c.rec->add(n, cnt);
     int64_t bytes = 0;
@@ -193,20 +208,23 @@ struct IovCnt : Ign {
   }
 };
 
-struct Fh : Ign {
+struct Fh : KindBase {
+  static constexpr int kSlots = 1;
   static bool pre(Call &c, const char *n, MPI_File fh) {
     c.rec->add(n, fhCode(fh));
     return true;
   }
 };
 
-struct FhOut : Ign {
+struct FhOut : KindBase {
+  static constexpr int kSlots = 1;
   static void post(Call &c, const char *n, MPI_File *fh) {
     c.rec->add(n, c.ret == MPI_SUCCESS && fh ? fhOpen(*fh) : -1);
   }
 };
 
-struct FhClose : Ign {
+struct FhClose : KindBase {
+  static constexpr int kSlots = 1;
   static bool pre(Call &c, const char *n, MPI_File *fh) {
     if (fh == nullptr)
       return false;
@@ -216,7 +234,8 @@ struct FhClose : Ign {
   }
 };
 
-struct Comm : Ign {
+struct Comm : KindBase {
+  static constexpr int kSlots = 1;
   static bool pre(Call &c, const char *n, MPI_Comm comm) {
     c.comm = int64_t(comm);
     c.rec->add(n, commCode(int64_t(comm)));
@@ -227,7 +246,8 @@ struct Comm : Ign {
 /// New communicators are described in the comm table by rule and recorded
 /// as the output parameter `newcomm` (their table id; -1 for
 /// MPI_COMM_NULL or a failed call).
-struct CommSplit : Ign {
+struct CommSplit : KindBase {
+  static constexpr int kSlots = 1;
   static void post(Call &c, const char *n, MPI_Comm *out) {
     int64_t code = -1;
     if (c.ret == MPI_SUCCESS && out && *out != MPI_COMM_NULL)
@@ -236,7 +256,8 @@ struct CommSplit : Ign {
   }
 };
 
-struct CommDup : Ign {
+struct CommDup : KindBase {
+  static constexpr int kSlots = 1;
   static void post(Call &c, const char *n, MPI_Comm *out) {
     int64_t code = -1;
     if (c.ret == MPI_SUCCESS && out && *out != MPI_COMM_NULL)
@@ -247,7 +268,8 @@ struct CommDup : Ign {
 
 /// An int array argument of a communicator constructor (dims, periods,
 /// remain_dims): kept for the constructor's table entry, not a parameter.
-struct IntArray : Ign {
+struct IntArray : KindBase {
+  static constexpr int kSlots = 0;
   static bool pre(Call &c, const char *, const int *v) {
     if (c.narrays < 2)
       c.arrays[c.narrays++] = v;
@@ -256,7 +278,8 @@ struct IntArray : Ign {
 };
 
 /// MPI_Intercomm_create's peer communicator: a parameter, not the parent.
-struct PeerComm : Ign {
+struct PeerComm : KindBase {
+  static constexpr int kSlots = 1;
   static bool pre(Call &c, const char *n, MPI_Comm comm) {
     c.peerComm = int64_t(comm);
     c.rec->add(n, commCode(int64_t(comm)));
@@ -267,7 +290,8 @@ struct PeerComm : Ign {
 /// The other communicator constructors of MPI 4.0: each records how the
 /// communicator was made (kind, parent, arguments) in the comm table and its
 /// id as `newcomm`; `Made` gives the kind and the arguments.
-template <class Made> struct CommMade : Ign {
+template <class Made> struct CommMade : KindBase {
+  static constexpr int kSlots = 1;
   static void post(Call &c, const char *n, MPI_Comm *out) {
     int64_t code = -1;
     if (c.ret == MPI_SUCCESS && out && *out != MPI_COMM_NULL)
@@ -339,7 +363,8 @@ using CartSub = CommMade<CartSubMade>;
 using IntercommCreate = CommMade<IntercommMade>;
 using IntercommMerge = CommMade<MergeMade>;
 
-struct CommFree : Ign {
+struct CommFree : KindBase {
+  static constexpr int kSlots = 1;
   static bool pre(Call &c, const char *n, MPI_Comm *comm) {
     if (comm == nullptr)
       return false;
@@ -351,17 +376,22 @@ struct CommFree : Ign {
 };
 
 /// MPI_Dims_create's output grid (ndims is the preceding Int), as dims0,
-/// dims1, ... (up to 8 dimensions).
-struct DimsOut : Ign {
+/// dims1, ... With its two Int parameters and `error` the call fills all
+/// seven slots at four dimensions, so a grid of more dimensions keeps its
+/// first four: the replay passes those and lets MPI_Dims_create choose the
+/// rest (docs/trace-format.md, Limits).
+struct DimsOut : KindBase {
+  static constexpr int kSlots = 4;
   static void post(Call &c, const char *, int *dims) {
-    static constexpr const char *kNames[] = {"dims0", "dims1", "dims2", "dims3", "dims4", "dims5", "dims6", "dims7"};
+    static constexpr const char *kNames[kSlots] = {"dims0", "dims1", "dims2", "dims3"};
     const int64_t nd = c.lastInt();
-    for (int64_t k = 0; dims && k < nd && k < 8; ++k)
+    for (int64_t k = 0; dims && k < nd && k < kSlots; ++k)
       c.rec->add(kNames[k], c.ret == MPI_SUCCESS ? dims[k] : 0);
   }
 };
 
-struct Dtype : Ign {
+struct Dtype : KindBase {
+  static constexpr int kSlots = 1;
   static bool pre(Call &c, const char *n, MPI_Datatype t) {
     c.rec->add(n, datatypeCode(int64_t(t)));
     return true;
@@ -370,7 +400,8 @@ struct Dtype : Ign {
 
 /// The new type of a datatype constructor: a table entry made by its
 /// creation event (datatypeMade), recorded as its id (-1 if the call failed).
-struct DtypeOut : Ign {
+struct DtypeOut : KindBase {
+  static constexpr int kSlots = 1;
   static void post(Call &c, const char *n, MPI_Datatype *out) {
     int64_t code = -1;
     if (c.ret == MPI_SUCCESS && out && *out != MPI_DATATYPE_NULL)
@@ -380,7 +411,8 @@ struct DtypeOut : Ign {
 };
 
 /// MPI_Type_commit's datatype (passed by address).
-struct DtypeRef : Ign {
+struct DtypeRef : KindBase {
+  static constexpr int kSlots = 1;
   static bool pre(Call &c, const char *n, MPI_Datatype *t) {
     if (t == nullptr)
       return false;
@@ -390,7 +422,8 @@ struct DtypeRef : Ign {
 };
 
 /// MPI_Type_free: after it the handle names nothing (MPI hands it out again).
-struct DtypeFree : Ign {
+struct DtypeFree : KindBase {
+  static constexpr int kSlots = 1;
   static bool pre(Call &c, const char *n, MPI_Datatype *t) {
     if (t == nullptr)
       return false;
@@ -404,21 +437,24 @@ struct DtypeFree : Ign {
   }
 };
 
-struct Info : Ign {
+struct Info : KindBase {
+  static constexpr int kSlots = 1;
   static bool pre(Call &c, const char *n, MPI_Info info) {
     c.rec->add(n, infoCode(int64_t(info)));
     return true;
   }
 };
 
-struct ReqOut : Ign {
+struct ReqOut : KindBase {
+  static constexpr int kSlots = 1;
   static void post(Call &c, const char *n, MPI_Request *req) {
     c.rec->add(n, c.ret == MPI_SUCCESS && req ? requestNew(int64_t(*req)) : -1);
   }
 };
 
 /// MPI_Wait/MPI_Test: recorded only for requests of nonblocking MPI-IO.
-struct Req : Ign {
+struct Req : KindBase {
+  static constexpr int kSlots = 1;
   static bool pre(Call &c, const char *n, MPI_Request *req) {
     if (req == nullptr)
       return false;
@@ -434,7 +470,8 @@ struct Req : Ign {
 
 /// Request arrays (count is the preceding Int): recorded if any is an I/O
 /// request, as the code of the first one.
-struct ReqAll : Ign {
+struct ReqAll : KindBase {
+  static constexpr int kSlots = 1;
   static bool pre(Call &c, const char *n, MPI_Request *reqs) { return scan(c, n, reqs, true); }
   static bool scan(Call &c, const char *n, MPI_Request *reqs, bool release) {
     int64_t count = c.lastInt();
@@ -458,7 +495,8 @@ struct ReqAll : Ign {
 
 /// Waitany/Waitsome/Testany/Testsome: which requests completed is not
 /// tracked, so none is released (a stale code is harmless).
-struct ReqAny : Ign {
+struct ReqAny : KindBase {
+  static constexpr int kSlots = 1;
   static bool pre(Call &c, const char *n, MPI_Request *reqs) { return ReqAll::scan(c, n, reqs, false); }
 };
 
@@ -467,7 +505,8 @@ struct ReqAny : Ign {
 /// Open MPI answer with the byte count the status holds). MPI_STATUS_IGNORE
 /// is replaced by a status of the runtime's own, so the count is exact for
 /// every call; the application still sees no status.
-struct Status : Ign {
+struct Status : KindBase {
+  static constexpr int kSlots = 1;
   static MPI_Status *pass(Call &c, MPI_Status *s) { return s == MPI_STATUS_IGNORE ? &c.status : s; }
   static void post(Call &c, const char *, MPI_Status *s) {
     if (c.ret != MPI_SUCCESS || s == nullptr)
@@ -479,7 +518,8 @@ struct Status : Ign {
   }
 };
 
-struct FlagOut : Ign {
+struct FlagOut : KindBase {
+  static constexpr int kSlots = 1;
   static void post(Call &c, const char *n, int *flag) {
     int f = flag ? *flag : 0;
     c.rec->add(n, f);
@@ -497,9 +537,11 @@ inline int64_t mpiErrorClass(int code) {
 
 // Return kinds.
 struct None {
+  static constexpr int kSlots = 0;
   template <class R> static void post(Call &, R) {}
 };
 struct RetFd {
+  static constexpr int kSlots = 1;
   static void post(Call &c, int fd) {
     int32_t code = -1;
     if (unsigned(fd) < unsigned(kMaxFd)) {
@@ -512,6 +554,7 @@ struct RetFd {
 /// read/write-like calls: the bytes transferred (the return value when it
 /// is not -1; a failure is recorded as `error` by the wrapper).
 struct RetBytes {
+  static constexpr int kSlots = 1;
   template <class R> static void post(Call &c, R r) {
     if (r >= 0)
       c.rec->add("result", int64_t(r));
@@ -519,6 +562,7 @@ struct RetBytes {
 };
 /// fread/fwrite: items transferred × item size (`size` is the first Int).
 struct RetItems {
+  static constexpr int kSlots = 1;
   static void post(Call &c, size_t items) {
     int64_t bytes = 0;
     if (!__builtin_mul_overflow(int64_t(items), c.ints[0], &bytes))
@@ -526,6 +570,7 @@ struct RetItems {
   }
 };
 struct RetStream {
+  static constexpr int kSlots = 1;
   static void post(Call &c, FILE *s) {
     int32_t code = -1;
     int fd = s ? fileno_unlocked(s) : -1;
@@ -538,6 +583,7 @@ struct RetStream {
 };
 
 struct RetDir {
+  static constexpr int kSlots = 1;
   static void post(Call &c, DIR *d) {
     int32_t code = -1;
     int fd = d ? dirfd(d) : -1;

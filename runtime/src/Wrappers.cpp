@@ -251,8 +251,22 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
 #define SIO_REAL_POSIX(NAME, FN) ::sio::rt::realPosix<::sio::rt::CallId::NAME, FN>()
 #define SIO_REAL_STDIO(NAME, FN) ::sio::rt::realPosix<::sio::rt::CallId::NAME, FN>()
 
+// The most slots a call can fill: its parameters' kinds, its return kind, the
+// variadic mode and `error`. A Record holds kMaxSlots; more would be dropped.
+#define SIO_KIND(p) SIO_KIND_##p
+#define SIO_KIND_P(K, T, N) ::sio::rt::pk::K
+#define SIO_VA_SLOTS_NOVA 0
+#define SIO_VA_SLOTS_VAMODE ::sio::rt::pk::VaMode::kSlots
+namespace sio::rt {
+template <class... Kinds> constexpr int slotsOf() { return (0 + ... + Kinds::kSlots); }
+} // namespace sio::rt
+
 // MPICH declares no PMPI_ for a few symbols we may list; all used ones exist.
 #define SIO_IO_CALL(NAME, LAYER, OP, RET, RK, VA, ...)                                                       \
+  static_assert(::sio::rt::slotsOf<SIO_MAP(SIO_KIND, __VA_ARGS__)>() + ::sio::rt::pk::RK::kSlots +           \
+                        SIO_VA_SLOTS_##VA + 1 <=                                                             \
+                    ::sio::rt::kMaxSlots,                                                                    \
+                #NAME " records more values than a Record holds (kMaxSlots)");                               \
   extern "C" SIO_EXPORT RET sio_wrap_##NAME(SIO_MAP(SIO_DECL, __VA_ARGS__) SIO_VA_DECL_##VA) __asm__(#NAME);  \
   extern "C" RET sio_wrap_##NAME(SIO_MAP(SIO_DECL, __VA_ARGS__) SIO_VA_DECL_##VA) {                          \
     using Fn = RET (*)(SIO_MAP(SIO_TYPE, __VA_ARGS__) SIO_VA_DECL_##VA);                                     \
