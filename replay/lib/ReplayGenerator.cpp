@@ -56,9 +56,14 @@ std::string atomToCpp(const Atom &atom) {
   case Atom::Kind::Mod: return "cmod(" + exprToCpp(*atom.lhs) + ", " + exprToCpp(*atom.rhs) + ")";
   case Atom::Kind::Table: {
     std::vector<std::string> values;
-    for (int64_t v : *atom.table)
-      values.push_back(std::to_string(v));
-    return "pick({" + join(values, ", ") + "}, " + exprToCpp(*atom.rhs) + ")";
+    values.reserve(atom.table->size());
+    atom.table->forEach([&](int64_t v) { values.push_back(std::to_string(v)); });
+    if (atom.table->size() < Expr::kPackedTableMin)
+      return "pick({" + join(values, ", ") + "}, " + exprToCpp(*atom.rhs) + ")";
+    // A long table (a stream the runtime stored as a column) becomes a
+    // static array: built once, in read-only data, never on the stack.
+    return "[](i64 index) { static constexpr i64 t[] = {" + join(values, ", ") +
+           "}; return pickArray(t, sizeof t / sizeof t[0], index); }(" + exprToCpp(*atom.rhs) + ")";
   }
   }
   return "0";

@@ -42,6 +42,11 @@ constexpr size_t kDefaultBlock = 64 * 1024;
 constexpr size_t kDefaultCache = 32 * 1024 * 1024;
 constexpr size_t kDefaultDistance = 8;
 constexpr uint64_t kMissWindow = 64;
+/// Online learning that has not predicted anything after this many reads
+/// gives up (a random pattern): early, so that a pattern the detector cannot
+/// follow costs little. Stride cycles of up to 16 (OnlineDetector) are
+/// stable after about 20 reads.
+constexpr uint64_t kLearnWindow = 32;
 constexpr double kDefaultMissLimit = 0.9;
 
 struct Counters {
@@ -49,6 +54,7 @@ struct Counters {
   uint64_t hitBytes = 0, missBytes = 0, prefetchedBytes = 0, wastedBytes = 0,
            lateBytes = 0;
   uint64_t prefetchErrors = 0;
+  uint64_t wakeups = 0; ///< reads that woke the prefetch thread
 };
 
 struct FileState {
@@ -66,9 +72,13 @@ struct FileState {
   Predictor predictor;
   std::vector<Access>
       plan; ///< the signature's accesses, in the view's logical bytes
+  /// The plan's shift onto this rank from the signature's rank rule, known
+  /// before the first read; nullopt: the first read places it.
+  std::optional<int64_t> placed;
   size_t distance = kDefaultDistance;
   double missLimit = kDefaultMissLimit;
   uint64_t windowReads = 0, windowMisses = 0;
+  bool everStable = false; ///< the predictor predicted something at least once
   Counters c;
   ~FileState() {
     if (fd >= 0)
@@ -90,8 +100,11 @@ struct Global {
   std::unordered_map<MPI_File, std::shared_ptr<FileState>> files;
   std::thread thread;
   bool stop = false;
+  /// The prefetch thread has work or may have: set with every wake-up,
+  /// cleared (and `loaded` notified) when it finds nothing to do and waits.
+  bool busy = false;
   uint64_t nextId = 1;
-  int rank = -1;
+  int rank = -1, nranks = 1;
   std::map<std::string, std::shared_ptr<signature::SignatureReport>>
       reports; ///< by path; null: unreadable
 };
@@ -217,6 +230,21 @@ loadReport(const std::string &path) {
   return report;
 }
 
+/// The rank's initial position by the group's rank rule (Byna et al. SC08
+/// §V-C: the signature says where each rank starts): the listed position of
+/// this rank when the trace had as many ranks, else the formula; nullopt
+/// when neither applies (the first read then places the plan).
+std::optional<int64_t> rankStart(const signature::SignatureReport &report, const signature::SignatureGroup &group,
+                                 int rank, int nranks) {
+  if (report.nranks == nranks)
+    for (const auto &[r, pos] : group.initialPositions)
+      if (r == rank)
+        return pos;
+  if (group.initialPosition)
+    return group.initialPosition->evaluate(trace::ExprEnv{rank, nranks, {}});
+  return std::nullopt;
+}
+
 /// Pick the rank's read signature for the file; set the predictor.
 void chooseSignature(FileState &f, const std::string &sigPath) {
   auto report = loadReport(sigPath);
@@ -237,7 +265,10 @@ void chooseSignature(FileState &f, const std::string &sigPath) {
     }
     if (auto plan = expandSignature(s.trace); plan && !plan->empty()) {
       f.plan = std::move(*plan);
-      f.predictor = Predictor(f.plan);
+      f.placed = rankStart(*report, group, g().rank, g().nranks);
+      if (f.placed)
+        *f.placed -= s.trace.initialPosition;
+      f.predictor = Predictor(f.plan, f.placed);
       f.mode = "signature";
     }
     return;
@@ -296,14 +327,18 @@ void prefetchLoop() {
     nextFile:;
     }
   restart:
-    if (!didWork && !G.stop)
+    if (!didWork && !G.stop) {
+      G.busy = false;
+      G.loaded.notify_all(); // reads waiting for this thread's work go to MPI
       G.work.wait(lock);
+    }
   }
 }
 
 void startThread() {
   Global &G = g();
   G.stop = false;
+  G.busy = true;
   G.thread = std::thread(prefetchLoop);
 }
 
@@ -333,15 +368,25 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf,
               int64_t count, MPI_Datatype type, int64_t &bytesOut) {
   Global &G = g();
   std::shared_ptr<FileState> fp;
+  if (count <= 0)
+    return false;
   {
     std::lock_guard lock(G.mu);
     fp = lookupFile(fh);
     if (!fp)
       return false;
+    if (!fp->enabled) {
+      // Turned off (random pattern, miss rate, hint): count the read and go
+      // to MPI; no file position, view mapping or prefetch thread wake-up.
+      int size = 0;
+      PMPI_Type_size(type, &size);
+      ++fp->c.reads;
+      ++fp->c.misses;
+      fp->c.missBytes += uint64_t(size) * uint64_t(count);
+      return false;
+    }
   }
   FileState &f = *fp;
-  if (count <= 0)
-    return false;
   std::optional<int64_t> bytes = contiguousBytes(type, count);
   MPI_Offset pos = 0;
   if (etypeOffset)
@@ -357,6 +402,7 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf,
   const auto pieces = f.view->map(logical, *bytes);
   ++f.c.reads;
   bool hit = false, late = false;
+  std::optional<bool> predicted; // this read is the predictor's next access
   if (f.enabled && !f.atomic) {
     for (;;) {
       BlockCache::Lookup worst = BlockCache::Lookup::Hit;
@@ -368,6 +414,23 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf,
         }
         if (l == BlockCache::Lookup::Loading)
           worst = l;
+      }
+      if (worst == BlockCache::Lookup::Miss) {
+        // Some block is not cached. If the prefetch thread is loading part
+        // of this read, or this is the access it works on first (the
+        // predicted next one, e.g. the first read of a plan the rank rule
+        // placed) and it is still busy, wait for it rather than reading the
+        // same bytes a second time through MPI: it loads nearest first, and
+        // going idle wakes us (then the rest is a miss).
+        bool inFlight = false;
+        for (const Piece &p : pieces)
+          inFlight = inFlight || G.cache->anyLoading(f.id, p.offset, p.length);
+        if (!inFlight && G.busy && !predicted) {
+          const auto next = f.predictor.upcoming(1);
+          predicted = !next.empty() && next[0] == Access{logical, *bytes};
+        }
+        if (inFlight || (G.busy && predicted.value_or(false)))
+          worst = BlockCache::Lookup::Loading;
       }
       if (worst == BlockCache::Lookup::Loading) {
         if (!late)
@@ -400,15 +463,28 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf,
     f.c.missBytes += uint64_t(*bytes);
   }
   if (f.enabled) {
+    f.everStable = f.everStable || f.predictor.state() != PredictorState::Learning;
     ++f.windowReads;
     f.windowMisses += hit ? 0 : 1;
-    if (f.windowReads >= kMissWindow) {
+    if (!f.everStable && f.c.reads >= kLearnWindow) {
+      char why[64];
+      std::snprintf(why, sizeof why, "no pattern in the first %llu reads", (unsigned long long)kLearnWindow);
+      f.disable(why);
+    } else if (f.windowReads >= kMissWindow) {
       if (double(f.windowMisses) / double(f.windowReads) > f.missLimit)
         f.disable("miss rate above the limit");
       f.windowReads = f.windowMisses = 0;
     }
+    if (!f.enabled)
+      dropLocked(f); // its predictions will not be read
   }
-  G.work.notify_one();
+  // Wake the prefetch thread only when it has something to do: the window of
+  // predictions moved or this read released cached blocks.
+  if (f.enabled && !f.atomic && f.view && f.predictor.state() != PredictorState::Learning) {
+    ++f.c.wakeups;
+    G.busy = true;
+    G.work.notify_one();
+  }
   bytesOut = *bytes;
   return hit;
 }
@@ -462,20 +538,14 @@ void report(const FileState &f) {
       "%zu cache %zu reads %llu hits %llu misses %llu hit_bytes %llu "
       "miss_bytes %llu prefetched_bytes %llu wasted_bytes %llu late_bytes %llu "
       "excluded %llu "
-      "passthrough %llu prefetch_errors %llu\n",
-      g().rank, f.name.c_str(),
-      f.predictor.abandonedSignature() ? "signature-abandoned" : f.mode.c_str(),
-      stateName(f.predictor.state()), f.enabled ? "" : " disabled: ",
-      f.enabled ? "" : f.disabledBecause.c_str(), f.distance,
-      g().cache->blockSize(),
-      g().cache->capacityBlocks() * g().cache->blockSize(),
-      (unsigned long long)f.c.reads, (unsigned long long)f.c.hits,
-      (unsigned long long)f.c.misses, (unsigned long long)f.c.hitBytes,
-      (unsigned long long)f.c.missBytes,
-      (unsigned long long)f.c.prefetchedBytes,
-      (unsigned long long)f.c.wastedBytes, (unsigned long long)f.c.lateBytes,
-      (unsigned long long)f.c.excluded, (unsigned long long)f.c.passthrough,
-      (unsigned long long)f.c.prefetchErrors);
+      "passthrough %llu prefetch_errors %llu wakeups %llu\n",
+      g().rank, f.name.c_str(), f.predictor.abandonedSignature() ? "signature-abandoned" : f.mode.c_str(),
+      stateName(f.predictor.state()), f.enabled ? "" : " disabled: ", f.enabled ? "" : f.disabledBecause.c_str(),
+      f.distance, g().cache->blockSize(), g().cache->capacityBlocks() * g().cache->blockSize(),
+      (unsigned long long)f.c.reads, (unsigned long long)f.c.hits, (unsigned long long)f.c.misses,
+      (unsigned long long)f.c.hitBytes, (unsigned long long)f.c.missBytes, (unsigned long long)f.c.prefetchedBytes,
+      (unsigned long long)f.c.wastedBytes, (unsigned long long)f.c.lateBytes, (unsigned long long)f.c.excluded,
+      (unsigned long long)f.c.passthrough, (unsigned long long)f.c.prefetchErrors, (unsigned long long)f.c.wakeups);
   if (target == "stderr" || target == "-" || target == "1") {
     std::fputs(line, stderr);
     return;
@@ -547,8 +617,10 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
   if (G.rank < 0) {
     int initialized = 0;
     PMPI_Initialized(&initialized);
-    if (initialized)
+    if (initialized) {
       PMPI_Comm_rank(MPI_COMM_WORLD, &G.rank);
+      PMPI_Comm_size(MPI_COMM_WORLD, &G.nranks);
+    }
   }
   auto f = std::make_shared<FileState>();
   f->name = filename ? filename : "";
@@ -591,6 +663,10 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
   G.files[*fh] = std::move(f);
   if (first)
     startThread();
+  else {
+    G.busy = true;
+    G.work.notify_one(); // a placed signature has accesses to prefetch now
+  }
   return rc;
 }
 
@@ -633,7 +709,9 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
     f->view = v ? std::make_shared<const View>(std::move(*v)) : nullptr;
     // Signatures of views are in the view's logical bytes (docs/signatures.md):
     // start over from the plan, or learn the new view's reads online.
-    f->predictor = f->plan.empty() ? Predictor() : Predictor(f->plan);
+    f->predictor = f->plan.empty() ? Predictor() : Predictor(f->plan, f->placed);
+    g().busy = true;
+    g().work.notify_one();
   }
   return rc;
 }

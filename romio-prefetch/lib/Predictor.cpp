@@ -42,9 +42,14 @@ expandSignature(const signature::TraceSignature &sig, size_t limit) {
   return out;
 }
 
-Predictor::Predictor(std::vector<Access> plan) : plan_(std::move(plan)) {
+Predictor::Predictor(std::vector<Access> plan, std::optional<int64_t> placed) : plan_(std::move(plan)) {
   for (size_t i = 0; i < plan_.size(); ++i)
     index_.emplace(plan_[i].offset, i);
+  if (placed && !plan_.empty()) {
+    placed_ = true;
+    shift_ = *placed;
+    state_ = PredictorState::Stable;
+  }
 }
 
 std::optional<size_t> Predictor::locate(int64_t rel) const {
@@ -80,11 +85,14 @@ bool Predictor::observe(int64_t offset, int64_t size) {
   lastSize_ = size;
   if (!plan_.empty()) {
     if (!started_) {
-      // The rank's actual first read sets the initial position.
+      // The rank's actual first read sets the initial position, unless the
+      // rank rule placed the plan right.
       started_ = true;
-      shift_ = offset - plan_[0].offset;
       cursor_ = 1;
       state_ = PredictorState::Stable;
+      if (placed_ && plan_[0].offset + shift_ == offset)
+        return true;
+      shift_ = offset - plan_[0].offset;
       return false;
     }
     const bool hit =

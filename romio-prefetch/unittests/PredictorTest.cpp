@@ -58,6 +58,28 @@ TEST(Predictor, FirstReadSetsInitialPositionThenStable) {
   EXPECT_EQ(p.upcoming(1)[0].offset, (1 << 20) + 2 * 4096);
 }
 
+TEST(Predictor, RankRulePlacesThePlanBeforeTheFirstRead) {
+  // The signature says this rank starts 1 MiB in: predicted before any read,
+  // so the first reads can be prefetched (Byna et al. SC08 §V-C).
+  Predictor p(*expandSignature(strided(0, 4096, 512, 100)), int64_t(1) << 20);
+  EXPECT_EQ(p.state(), PredictorState::Stable);
+  auto next = p.upcoming(2);
+  ASSERT_EQ(next.size(), 2u);
+  EXPECT_EQ(next[0], (Access{1 << 20, 512}));
+  EXPECT_EQ(next[1], (Access{(1 << 20) + 4096, 512}));
+  EXPECT_TRUE(p.observe(1 << 20, 512)); // the first read was predicted
+  EXPECT_EQ(p.upcoming(1)[0].offset, (1 << 20) + 4096);
+}
+
+TEST(Predictor, FirstReadElsewhereReplacesARankRulePlacement) {
+  // A rank rule that does not fit this run: the first read places the plan.
+  Predictor p(*expandSignature(strided(0, 4096, 512, 100)), int64_t(1) << 20);
+  EXPECT_FALSE(p.observe(3 << 20, 512));
+  EXPECT_EQ(p.state(), PredictorState::Stable);
+  EXPECT_EQ(p.upcoming(1)[0].offset, (3 << 20) + 4096);
+  EXPECT_TRUE(p.observe((3 << 20) + 4096, 512));
+}
+
 TEST(Predictor, SkippingAheadAdjustsThePosition) {
   Predictor p(*expandSignature(strided(0, 4096, 512, 100)));
   p.observe(0, 512);

@@ -34,7 +34,7 @@ int compareAtoms(const Atom &a, const Atom &b) {
       return c;
     return compareExpr(*a.rhs, *b.rhs);
   case Atom::Kind::Table:
-    if (*a.table != *b.table)
+    if (a.table != b.table && *a.table != *b.table)
       return *a.table < *b.table ? -1 : 1;
     return compareExpr(*a.rhs, *b.rhs);
   }
@@ -116,16 +116,22 @@ Expr Expr::mod(const Expr &lhs, const Expr &rhs) {
 Expr Expr::table(std::vector<int64_t> values, const Expr &index) {
   if (values.empty())
     throw std::invalid_argument("empty table");
-  if (std::all_of(values.begin(), values.end(), [&](int64_t v) { return v == values.front(); }))
-    return Expr(values.front());
+  return table(IntColumn(values), index);
+}
+
+Expr Expr::table(IntColumn values, const Expr &index) {
+  if (values.empty())
+    throw std::invalid_argument("empty table");
+  if (values.min() == values.max())
+    return Expr(values.min());
   if (auto i = index.constantValue()) {
     if (*i < 0 || *i >= static_cast<int64_t>(values.size()))
       throw std::invalid_argument("table index out of range");
-    return Expr(values[*i]);
+    return Expr(values.at(static_cast<size_t>(*i)));
   }
   Atom a;
   a.kind = Atom::Kind::Table;
-  a.table = std::make_shared<const std::vector<int64_t>>(std::move(values));
+  a.table = std::make_shared<const IntColumn>(std::move(values));
   a.rhs = std::make_shared<const Expr>(index);
   return fromAtom(std::move(a));
 }
@@ -259,7 +265,7 @@ std::optional<Rational> evalAtom(const Atom &atom, const ExprEnv &env) {
     auto i = atom.rhs->evaluate(env);
     if (!i || *i < 0 || *i >= static_cast<int64_t>(atom.table->size()))
       return std::nullopt;
-    return Rational((*atom.table)[*i]);
+    return Rational(atom.table->at(static_cast<size_t>(*i)));
   }
   }
   return std::nullopt;
@@ -330,7 +336,9 @@ Expr Expr::bindNRanks(int64_t n) const {
 
 namespace {
 
-std::string atomStr(const Atom &atom) {
+std::string exprStr(const Expr &e, bool pack);
+
+std::string atomStr(const Atom &atom, bool pack) {
   switch (atom.kind) {
   case Atom::Kind::Rank:
     return "rank";
@@ -339,8 +347,8 @@ std::string atomStr(const Atom &atom) {
   case Atom::Kind::Loop:
     return "i" + std::to_string(atom.loopDepth);
   case Atom::Kind::Mod: {
-    auto side = [](const Expr &e) {
-      std::string s = e.str();
+    auto side = [pack](const Expr &e) {
+      std::string s = exprStr(e, pack);
       return e.terms().size() > 1 || (e.terms().size() == 1 && !e.isConstant() &&
                                        (e.terms().begin()->second != Rational(1) ||
                                         e.terms().begin()->first.size() > 1))
@@ -351,16 +359,25 @@ std::string atomStr(const Atom &atom) {
   }
   case Atom::Kind::Table: {
     std::string s = "[";
-    for (size_t i = 0; i < atom.table->size(); ++i)
-      s += (i ? ", " : "") + std::to_string((*atom.table)[i]);
-    return s + "][" + atom.rhs->str() + "]";
+    if (pack && atom.table->size() >= Expr::kPackedTableMin) {
+      s += "#" + std::to_string(atom.table->size()) + ":" + atom.table->packedText();
+    } else {
+      bool first = true;
+      atom.table->forEach([&](int64_t v) {
+        if (!first)
+          s += ", ";
+        first = false;
+        s += std::to_string(v);
+      });
+    }
+    return s + "][" + exprStr(*atom.rhs, pack) + "]";
   }
   }
   return "?";
 }
 
 // One term without its sign: "240*rank", "960*rank/nranks", "3/2", "rank/(2*nranks)".
-std::string termStr(const Monomial &m, const Rational &absCoef) {
+std::string termStr(const Monomial &m, const Rational &absCoef, bool pack) {
   std::vector<std::string> num, den;
   if (absCoef.num() != 1 || m.empty())
     num.push_back(std::to_string(absCoef.num()));
@@ -368,7 +385,7 @@ std::string termStr(const Monomial &m, const Rational &absCoef) {
     den.push_back(std::to_string(absCoef.den()));
   for (const auto &[atom, exp] : m)
     for (int32_t k = 0; k < (exp < 0 ? -exp : exp); ++k)
-      (exp < 0 ? den : num).push_back(atomStr(atom));
+      (exp < 0 ? den : num).push_back(atomStr(atom, pack));
   if (num.empty())
     num.push_back("1");
   std::string s;
@@ -386,10 +403,9 @@ std::string termStr(const Monomial &m, const Rational &absCoef) {
   return s;
 }
 
-} // namespace
-
-std::string Expr::str() const {
-  if (terms_.empty())
+std::string exprStr(const Expr &e, bool pack) {
+  const auto &terms = e.terms();
+  if (terms.empty())
     return "0";
   std::string out;
   auto emit = [&](const Monomial &m, const Rational &c) {
@@ -398,17 +414,22 @@ std::string Expr::str() const {
       out += negative ? "-" : "";
     else
       out += negative ? " - " : " + ";
-    out += termStr(m, negative ? -c : c);
+    out += termStr(m, negative ? -c : c, pack);
   };
   // Variable terms first (in canonical order), the constant last.
-  for (const auto &[m, c] : terms_)
+  for (const auto &[m, c] : terms)
     if (!m.empty())
       emit(m, c);
-  auto constant = terms_.find(Monomial{});
-  if (constant != terms_.end())
+  auto constant = terms.find(Monomial{});
+  if (constant != terms.end())
     emit(constant->first, constant->second);
   return out;
 }
+
+} // namespace
+
+std::string Expr::str() const { return exprStr(*this, false); }
+std::string Expr::packedStr() const { return exprStr(*this, true); }
 
 // ---------------------------------------------------------------- parsing
 
@@ -428,7 +449,9 @@ public:
 
 private:
   [[noreturn]] void fail(const std::string &what) const {
-    throw std::invalid_argument("bad formula \"" + std::string(text_) + "\" at column " +
+    // A packed table can make a formula megabytes long: quote its start only.
+    std::string shown = text_.size() > 200 ? std::string(text_.substr(0, 200)) + "..." : std::string(text_);
+    throw std::invalid_argument("bad formula \"" + shown + "\" at column " +
                                 std::to_string(pos_ + 1) + ": " + what);
   }
 
@@ -530,6 +553,8 @@ private:
       return e;
     }
     if (accept('[')) {
+      if (accept('#'))
+        return parsePackedTable();
       std::vector<int64_t> values;
       do {
         values.push_back(parseInteger());
@@ -563,6 +588,34 @@ private:
     fail("unexpected '" + std::string(1, c) + "'");
   }
 
+  /// `#count:base64]` `[index]` after the opening bracket.
+  Expr parsePackedTable() {
+    int64_t count = parseInteger();
+    if (count < 1 || count > kMaxPackedValues)
+      fail("a packed table holds 1 to " + std::to_string(kMaxPackedValues) + " values");
+    expect(':');
+    skipSpace();
+    size_t start = pos_;
+    while (pos_ < text_.size() && text_[pos_] != ']')
+      ++pos_;
+    std::string error;
+    auto column = IntColumn::fromPackedText(text_.substr(start, pos_ - start), static_cast<uint64_t>(count), &error);
+    if (!column) {
+      pos_ = start;
+      fail("bad packed table: " + error);
+    }
+    expect(']');
+    expect('[');
+    Expr index = parseSum();
+    expect(']');
+    try {
+      return Expr::table(std::move(*column), index);
+    } catch (const std::invalid_argument &e) {
+      fail(e.what());
+    }
+  }
+
+  static constexpr int64_t kMaxPackedValues = int64_t(1) << 32;
   static constexpr int kMaxDepth = 64;
   std::string_view text_;
   size_t pos_ = 0;

@@ -58,7 +58,7 @@ constexpr int64_t kMaxEnumeratedPartition = 4096;
 OJson exprJson(const Expr &e) {
   if (auto c = e.constantValue())
     return *c;
-  return e.str();
+  return e.packedStr();
 }
 
 OJson valueJson(const Value &v) {

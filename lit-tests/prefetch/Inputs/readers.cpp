@@ -2,10 +2,13 @@
 // simple, nested and segmented strided, BTIO and tile I/O). Every read is
 // compared with the bytes the file holds: byte(offset, version).
 //   readers PATTERN [--compute-us N]
-// PATTERN: simple nested segmented btio tile vector iread rewrite random shared
+// PATTERN: simple nested segmented btio tile vector iread rewrite random turn shared
 //          selfwrite selfwrite-c selfwrite-ordered selfwrite-ishared
 // Rank 0 creates data.bin in the working directory (POSIX, before a barrier).
 // READERS_HINTS="key=value;key=value" opens the file with those MPI_Info hints.
+// READERS_SETTLE_US=N: each rank sleeps N µs after the open (and after btio's
+// set_view) before its first read, so a prefetcher that knows the first
+// accesses from the signature has them cached by then.
 // Prints "PATTERN: R reads, W wrong bytes" from rank 0; exits 1 on wrong bytes.
 #include <mpi.h>
 
@@ -75,6 +78,11 @@ void checkStatus(MPI_Status &st, MPI_Datatype t, int expected) {
   }
 }
 
+void settle() {
+  if (const char *us = std::getenv("READERS_SETTLE_US"))
+    usleep(useconds_t(std::atoi(us)));
+}
+
 // PIO-Bench simple strided: 48 reads of S bytes, P*S apart, from r*S.
 void simple(MPI_File fh, int version = 0) {
   const int S = 4096;
@@ -135,6 +143,7 @@ void btio(MPI_File fh) {
                            &ft);
   MPI_Type_commit(&ft);
   MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL);
+  settle();
   const int n = 8 * 4 * 32;
   const int64_t step = int64_t(8) * sizes[1] * 32 * 8;
   std::vector<unsigned char> buf(size_t(n) * 8);
@@ -289,6 +298,23 @@ void random(MPI_File fh, int64_t size) {
   }
 }
 
+// A pattern that turns: 8 simple strided reads (the online detector becomes
+// stable), then 152 random reads past the first 128 KiB, where the strided
+// reads and their prefetched blocks were (its predictions miss).
+void turn(MPI_File fh, int64_t size) {
+  const int S = 512;
+  std::vector<unsigned char> buf(S);
+  uint64_t x = 88172645463325252ull + uint64_t(rank);
+  for (int i = 0; i < 160; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    const int64_t off = i < 8 ? (int64_t(i) * nranks + rank) * 4096 : 131072 + int64_t(x % uint64_t(size - 131072 - S));
+    MPI_File_read_at(fh, off, buf.data(), S, MPI_BYTE, MPI_STATUS_IGNORE);
+    check(buf.data(), range(off, S));
+  }
+}
+
 // The shared file pointer: 8 reads of S bytes each, in rank order.
 void shared(MPI_File fh) {
   const int S = 1024;
@@ -348,6 +374,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "cannot open %s\n", kFile);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
+  settle();
   if (pattern == "simple")
     simple(fh);
   else if (pattern == "nested")
@@ -366,6 +393,8 @@ int main(int argc, char **argv) {
     rewrite(fh, size);
   else if (pattern == "random")
     random(fh, size);
+  else if (pattern == "turn")
+    turn(fh, size);
   else if (pattern == "selfwrite")
     selfwrite(fh, WriteForm::At);
   else if (pattern == "selfwrite-c")

@@ -4,6 +4,7 @@
 #include "Structure.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -20,16 +21,79 @@ using namespace sio::trace;
 // window of nodes into a new loop then never rewrites the values inside it;
 // finish() renames them once to the absolute form of the trace (i0 outermost).
 
+/// The samples of a coefficient that stopped fitting a line: a packed
+/// column (the per-site store of values that follow no model, ~2 bytes a
+/// random offset), or Rationals in the rare case of a non-integer sample;
+/// and the last samples, for the retry on a sample (Frame::retryAt).
+struct TableStore {
+  static constexpr size_t kTail = 8;
+  ColumnBuilder column;
+  std::vector<Rational> rationals; ///< used instead of column once non-empty
+  std::array<int64_t, kTail> tail{};
+
+  void push(const Rational &y) {
+    if (rationals.empty() && y.den() == 1) {
+      pushInt(y.num());
+      return;
+    }
+    if (rationals.empty()) { // first non-integer: the column becomes Rationals
+      std::vector<int64_t> ints = ColumnBuilder(column).finish().values();
+      rationals.reserve(ints.size() + 1);
+      for (int64_t v : ints)
+        rationals.emplace_back(v);
+      column = ColumnBuilder();
+    }
+    rationals.push_back(y);
+  }
+  void pushInt(int64_t v) {
+    tail[column.size() % kTail] = v;
+    column.push(v);
+  }
+  bool integral() const { return rationals.empty(); }
+  size_t size() const { return integral() ? column.size() : rationals.size(); }
+  /// The last kTail - 1 samples and `next` are equally spaced.
+  bool tailFits(int64_t next) const {
+    size_t n = column.size();
+    if (!integral() || n < kTail - 1)
+      return false;
+    auto at = [&](size_t back) { return static_cast<WideInt>(tail[(n - back) % kTail]); }; // back = 1: last
+    WideInt step = static_cast<WideInt>(next) - at(1);
+    for (size_t back = 1; back + 1 < kTail; ++back)
+      if (at(back) - at(back + 1) != step)
+        return false;
+    return true;
+  }
+  size_t bytes() const { return sizeof(*this) + column.heapBytes() + rationals.capacity() * sizeof(Rational); }
+};
+
 /// One coefficient over the iterations of a loop: y_k = y0 + step*(k - k0)
-/// while that holds, an explicit table afterwards. Constant memory while
+/// while that holds, an explicit table afterwards (then no model is looked
+/// for again: samples are appended to the store). Constant memory while
 /// affine. Some samples are unknown (the coefficient of i1 when that inner
 /// loop ran once): they fit any model.
 class SequenceFitter {
 public:
+  SequenceFitter() = default;
+  SequenceFitter(const SequenceFitter &o) { *this = o; }
+  SequenceFitter(SequenceFitter &&) noexcept = default;
+  SequenceFitter &operator=(SequenceFitter &&) noexcept = default;
+  SequenceFitter &operator=(const SequenceFitter &o) {
+    if (this != &o) {
+      count_ = o.count_;
+      known_ = o.known_;
+      k0_ = o.k0_;
+      y0_ = o.y0_;
+      step_ = o.step_;
+      tabled_ = o.tabled_;
+      table_ = o.table_ ? std::make_unique<TableStore>(*o.table_) : nullptr;
+    }
+    return *this;
+  }
+
   void add(const Rational &y) {
     const int64_t k = static_cast<int64_t>(count_);
     if (tabled_) {
-      table_.push_back(y);
+      table_->push(y);
     } else if (known_ == 0) {
       k0_ = k;
       y0_ = y;
@@ -40,19 +104,29 @@ public:
         known_ = 2;
       } catch (const std::exception &) { // overflow
         toTable();
-        table_.push_back(y);
+        table_->push(y);
       }
     } else if (!fits(k, y)) {
       toTable();
-      table_.push_back(y);
+      table_->push(y);
     }
     ++count_;
   }
 
   void addUnknown(uint64_t n = 1) {
     if (tabled_)
-      table_.insert(table_.end(), n, Rational(0));
+      for (uint64_t k = 0; k < n; ++k)
+        table_->push(Rational(0));
     count_ += n;
+  }
+
+  /// Tabled with integer samples only: the store takes integers as they come.
+  bool columnar() const { return tabled_ && table_->integral(); }
+  const TableStore *table() const { return tabled_ ? table_.get() : nullptr; }
+  /// add() of an integer sample when columnar().
+  void addColumn(int64_t v) {
+    table_->pushInt(v);
+    ++count_;
   }
 
   /// n zero samples in O(1) unless they break the affine model.
@@ -79,22 +153,39 @@ public:
         return Expr(known_ ? y0_ : Rational(0));
       return Expr(y0_ - step_ * Rational(k0_)) + Expr(step_) * index;
     }
-    // Tables hold integers: scale by the common denominator (1 in practice,
-    // since affine fits of integers at consecutive indices are integral).
-    int64_t scale = 1;
-    for (const Rational &v : table_)
-      scale = std::lcm(scale, v.den());
     // The first value is taken out as a constant term, so that tables that
     // differ between ranks only by a rank term (`table[i0] + c*rank`) are the
     // same table on every rank and the merge fits the constant to rank.
+    if (table_->integral()) {
+      // The column moved out (model() is called once, when the loop is
+      // materialized and its folder dropped) and shifted, still packed.
+      IntColumn column = std::move(table_->column).finish();
+      const int64_t first = column.at(0);
+      ColumnBuilder shifted;
+      bool overflow = false;
+      column.forEach([&](int64_t v) {
+        int64_t d = 0;
+        overflow |= __builtin_sub_overflow(v, first, &d);
+        shifted.push(d);
+      });
+      if (overflow) // keep the values as they are
+        return Expr::table(std::move(column), index);
+      column = IntColumn();
+      return Expr::table(std::move(shifted).finish(), index) + Expr(first);
+    }
+    // Tables hold integers: scale by the common denominator (1 in practice,
+    // since affine fits of integers at consecutive indices are integral).
+    int64_t scale = 1;
+    for (const Rational &v : table_->rationals)
+      scale = std::lcm(scale, v.den());
     std::vector<int64_t> values;
-    values.reserve(table_.size());
-    for (const Rational &v : table_)
-      values.push_back(*((v - table_.front()) * Rational(scale)).asInteger());
-    return Expr::table(std::move(values), index) * Expr(Rational(1, scale)) + Expr(table_.front());
+    values.reserve(table_->rationals.size());
+    for (const Rational &v : table_->rationals)
+      values.push_back(*((v - table_->rationals.front()) * Rational(scale)).asInteger());
+    return Expr::table(std::move(values), index) * Expr(Rational(1, scale)) + Expr(table_->rationals.front());
   }
 
-  size_t bytes() const { return sizeof(*this) + table_.capacity() * sizeof(Rational); }
+  size_t bytes() const { return sizeof(*this) + (table_ ? table_->bytes() : 0); }
 
   /// The next sample and the step after it, when the line is known and both
   /// are integers (the steady state of an affine parameter).
@@ -119,7 +210,20 @@ public:
   bool tabled() const { return tabled_; }
   uint64_t count() const { return count_; }
   /// Sample k (k < count()); unknown samples read as 0.
-  Rational sample(uint64_t k) const { return tabled_ ? table_[k] : at(static_cast<int64_t>(k)); }
+  /// Every sample, in order (unknown samples read as 0).
+  std::vector<Rational> samples() const {
+    std::vector<Rational> y;
+    y.reserve(count_);
+    if (tabled_ && table_->integral()) {
+      ColumnBuilder(table_->column).finish().forEach([&](int64_t v) { y.emplace_back(v); });
+    } else if (tabled_) {
+      y = table_->rationals;
+    } else {
+      for (uint64_t k = 0; k < count_; ++k)
+        y.push_back(at(static_cast<int64_t>(k)));
+    }
+    return y;
+  }
 
 private:
   Rational at(int64_t k) const { return known_ < 2 ? (known_ ? y0_ : Rational(0)) : y0_ + step_ * Rational(k - k0_); }
@@ -134,9 +238,9 @@ private:
 
   void toTable() {
     tabled_ = true;
-    table_.reserve(count_ + 1);
+    table_ = std::make_unique<TableStore>();
     for (uint64_t k = 0; k < count_; ++k)
-      table_.push_back(at(static_cast<int64_t>(k)));
+      table_->push(at(static_cast<int64_t>(k)));
   }
 
   uint64_t count_ = 0;
@@ -144,7 +248,7 @@ private:
   int64_t k0_ = 0;
   Rational y0_, step_;
   bool tabled_ = false;
-  std::vector<Rational> table_;
+  std::unique_ptr<TableStore> table_; ///< once tabled
 };
 
 /// Bit r set: the loop index i<r> (relative) was always 0 in this sample,
@@ -235,6 +339,22 @@ public:
     if (coefficients_.size() != 1 || !coefficients_.begin()->first.empty())
       return false;
     return coefficients_.begin()->second.predict(next, step);
+  }
+
+  /// The store of a plain integer slot that stopped fitting a line: its one
+  /// coefficient (the constant term) is tabled with integer samples.
+  SequenceFitter *columnSlot() {
+    if (text_ || masks_.empty() || masks_.back().first != 0 || !tables_.empty() || coefficients_.size() != 1 ||
+        !coefficients_.begin()->first.empty())
+      return nullptr;
+    SequenceFitter &f = coefficients_.begin()->second;
+    return f.columnar() ? &f : nullptr;
+  }
+
+  /// add() of an integer sample to columnSlot(), in O(1).
+  void addColumn(SequenceFitter &f, int64_t v) {
+    f.addColumn(v);
+    ++masks_.back().second;
   }
 
   /// add() of the sample predictNext() gave (or of the text), in O(1).
@@ -527,13 +647,7 @@ bool refoldNest(Loop &loop, Folder &folder) {
   }
   if (!tabled)
     return false;
-  auto samples = [n](const SequenceFitter &f) {
-    std::vector<Rational> y;
-    y.reserve(n);
-    for (uint64_t k = 0; k < n; ++k)
-      y.push_back(f.sample(k));
-    return y;
-  };
+  auto samples = [](const SequenceFitter &f) { return f.samples(); };
   std::vector<Value> values; // the new value of each slot
   std::vector<uint64_t> trips;
   try {
@@ -607,7 +721,7 @@ size_t valueBytes(const Value &v) {
     b += 64 + monomial.size() * sizeof(monomial[0]);
     for (const auto &[atom, e] : monomial)
       if (atom.table)
-        b += atom.table->size() * sizeof(int64_t);
+        b += sizeof(IntColumn) + atom.table->heapBytes();
   }
   return b;
 }
@@ -785,7 +899,8 @@ struct FastPath {
     ValueFitter *fitter;
     const std::string *name;
     const std::string *text; ///< text slot: the text; else integer
-    int64_t next, step;
+    int64_t next, step;      ///< column slot: next is the value matched
+    SequenceFitter *column = nullptr; ///< a store slot: any integer, appended
   };
   struct Call {
     Event *templ;
@@ -825,8 +940,41 @@ struct Frame {
   std::optional<Node> run;  ///< equal-structure iterations folded so far
   std::unique_ptr<Folder> runFolder;
   uint64_t runHash = 0;
+  /// Retry on a sample: when the run reaches this many iterations, a run
+  /// whose stored (tabled) values have turned regular again is split there,
+  /// so that the rest compresses to a model; the next retry is at twice the
+  /// iterations (exponential back-off: no model search in between).
+  static constexpr uint64_t kFirstRetry = 256;
+  uint64_t retryAt = kFirstRetry;
   FastPath fast;
+
+  /// The fast path may commit the current iteration: no retry is due.
+  bool mayCommitFast() const { return runFolder && runFolder->iterations < retryAt; }
 };
+
+namespace {
+
+/// Whether every stored slot of the folder (an integer slot whose values
+/// went to a table) has its last samples and this iteration's value equally
+/// spaced, and there is at least one such slot.
+bool tailTurnedRegular(Folder &folder, std::vector<Node> &iteration) {
+  size_t slot = 0;
+  bool any = false, regular = true;
+  auto onValue = [&](Value &v, uint32_t, DegenerateMask) {
+    SequenceFitter *column = folder.values[slot++].columnSlot();
+    if (!column || !regular)
+      return;
+    any = true;
+    const Expr *e = std::get_if<Expr>(&v);
+    std::optional<int64_t> c = e ? e->constantValue() : std::nullopt;
+    regular = c && column->table()->tailFits(*c);
+  };
+  auto onEvent = [](Event &) {};
+  visitSlots(iteration, 0, 0, onValue, onEvent);
+  return any && regular;
+}
+
+} // namespace
 
 struct CompressorState {
   CompressorOptions opts;
@@ -886,10 +1034,11 @@ struct CompressorState {
     // iteration in place so that its vectors keep their capacity.
     f.iteration.materializeAll();
     std::vector<Node> &nodes = f.iteration.nodes;
-    if (f.run && std::equal(f.iteration.hashes.begin(), f.iteration.hashes.end(),
-                            f.runFolder->bodyHashes.begin(), f.runFolder->bodyHashes.end()) &&
+    if (f.run &&
+        std::equal(f.iteration.hashes.begin(), f.iteration.hashes.end(), f.runFolder->bodyHashes.begin(),
+                   f.runFolder->bodyHashes.end()) &&
         sameStructure(std::span<const Node>(f.run->loop().body), std::span<const Node>(nodes)) &&
-        accepts(*f.runFolder, nodes)) {
+        accepts(*f.runFolder, nodes) && !retrySplits(f, nodes)) {
       sampleIteration(*f.runFolder, f.run->loop().body, nodes);
       f.iteration.clear();
       return;
@@ -899,12 +1048,22 @@ struct CompressorState {
     flushRun(k);
     Frame &g = frames[k]; // flushRun does not reallocate frames, but be explicit
     g.runHash = loopHash(g.loopId, hashes);
+    g.retryAt = Frame::kFirstRetry;
     Loop loop;
     loop.id = g.loopId;
     loop.iterations = ElasticValue(Value(Expr(1)), RankList());
     loop.body = std::move(body);
     g.runFolder = startFolder(loop.body, std::move(hashes));
     g.run = Node{RankList(), std::move(loop)};
+  }
+
+  /// At a retry point of the run (Frame::retryAt): whether the iteration
+  /// starts a new run because the stored values turned regular.
+  static bool retrySplits(Frame &f, std::vector<Node> &nodes) {
+    if (f.runFolder->iterations < f.retryAt)
+      return false;
+    f.retryAt = 2 * f.runFolder->iterations;
+    return tailTurnedRegular(*f.runFolder, nodes);
   }
 
   // --- Steady-state fast path (see FastPath) ---
@@ -927,8 +1086,8 @@ struct CompressorState {
       fp.calls.push_back({&e, fp.slots.size()});
       for (Param &p : e.params) {
         ValueFitter &vf = f.runFolder->values[slot++];
-        FastPath::Slot s{&vf, &p.name, vf.text(), 0, 0};
-        if (!s.text && !vf.predictNext(s.next, s.step))
+        FastPath::Slot s{&vf, &p.name, vf.text(), 0, 0, nullptr};
+        if (!s.text && !vf.predictNext(s.next, s.step) && !(s.column = vf.columnSlot()))
           return;
         fp.slots.push_back(s);
       }
@@ -953,9 +1112,12 @@ struct CompressorState {
       const RawParam &p = e.params[i];
       if (*s.name != p.name)
         return false;
-      if (s.text ? !p.text || *p.text != *s.text : p.text || p.value != s.next)
+      if (s.column ? p.text != nullptr : (s.text ? !p.text || *p.text != *s.text : p.text || p.value != s.next))
         return false;
     }
+    for (size_t i = 0; i < e.nparams; ++i)
+      if (FastPath::Slot &s = fp.slots[c.firstSlot + i]; s.column)
+        s.next = e.params[i].value;
     fp.timings[fp.matched++] = {e.computeNs, e.durationNs};
     return true;
   }
@@ -969,6 +1131,10 @@ struct CompressorState {
     }
     bool overflow = false;
     for (FastPath::Slot &s : fp.slots) {
+      if (s.column) {
+        s.fitter->addColumn(*s.column, s.next);
+        continue;
+      }
       s.fitter->addPredicted();
       if (!s.text)
         overflow |= __builtin_add_overflow(s.next, s.step, &s.next);
@@ -1007,7 +1173,7 @@ struct CompressorState {
     Frame &f = frames.back();
     if (!f.fast.armed)
       return;
-    if (iterationEnds && f.fast.matched == f.fast.calls.size())
+    if (iterationEnds && f.fast.matched == f.fast.calls.size() && f.mayCommitFast())
       commitFast(f);
     else
       replayFast(f);
@@ -1065,7 +1231,7 @@ void IntraRankCompressor::loopEnter(uint64_t loopId) {
 void IntraRankCompressor::loopIter(uint64_t loopId) {
   detail::Frame &top = state_->frames.back();
   if (top.fast.armed && !top.isRoot && top.loopId == loopId) {
-    if (top.fast.matched == top.fast.calls.size()) {
+    if (top.fast.matched == top.fast.calls.size() && top.mayCommitFast()) {
       state_->commitFast(top);
       if (!top.fast.armed) // the prediction overflowed: ask the fitters again
         state_->tryArm();

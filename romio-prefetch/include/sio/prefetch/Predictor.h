@@ -3,7 +3,10 @@
 // A Predictor follows one rank's reads of one file, in the view's logical
 // bytes. With a signature (`sio-signature --format json`, expanded into the
 // rank's access plan) it is in the paper's learning state until the first
-// read, which gives the initial position (the plan is shifted onto it); it is
+// read, which gives the initial position (the plan is shifted onto it), unless
+// the signature's rank rule already placed the plan: then it predicts from the
+// start, so the rank's first reads can be prefetched too, and a first read
+// elsewhere re-places the plan as in the learning state; it is
 // stable while reads follow the plan, and adjusts (re-synchronises its
 // position in the plan, as when "the prefetching thread is falling behind")
 // when a read is elsewhere in the plan. Reads the plan cannot explain three
@@ -42,8 +45,11 @@ class Predictor {
 public:
   /// Learn online.
   Predictor() = default;
-  /// Follow a plan (empty plan: learn online).
-  explicit Predictor(std::vector<Access> plan);
+  /// Follow a plan (empty plan: learn online). With `placed`, the plan is
+  /// shifted by that many bytes before the first read (the rank's initial
+  /// position from the signature's rank rule, minus the plan's): the
+  /// predictor is stable from the start and predicts the first accesses.
+  explicit Predictor(std::vector<Access> plan, std::optional<int64_t> placed = std::nullopt);
 
   /// The application read `size` bytes at `offset`. Returns whether the
   /// predictor had predicted it.
@@ -71,6 +77,7 @@ private:
       0; ///< bit i: the (i+1)-th last read was not the predicted one
   uint32_t observed_ = 0;
   bool started_ = false;
+  bool placed_ = false; ///< shift_ came from the rank rule, before any read
   bool abandoned_ = false;
   uint64_t adjustments_ = 0;
   std::vector<Access>

@@ -14,6 +14,7 @@
 // does not hold for those arguments and yields nullopt.
 #pragma once
 
+#include "sio/trace/Column.h"
 #include "sio/trace/Rational.h"
 
 #include <cstdint>
@@ -42,7 +43,7 @@ struct Atom {
   Kind kind = Kind::Rank;
   uint32_t loopDepth = 0;                     ///< Loop
   std::shared_ptr<const Expr> lhs, rhs;       ///< Mod: lhs % rhs; Table: rhs is the index
-  std::shared_ptr<const std::vector<int64_t>> table; ///< Table values
+  std::shared_ptr<const IntColumn> table;     ///< Table values (packed)
 
   static Atom rank() { return {}; }
   static Atom nranks() { Atom a; a.kind = Kind::NRanks; return a; }
@@ -68,6 +69,8 @@ public:
   static Expr mod(const Expr &lhs, const Expr &rhs);
   /// `[values...][index]`: an explicit vector, for values that follow no model.
   static Expr table(std::vector<int64_t> values, const Expr &index);
+  /// The same over a packed column (kept packed: no copy of the values).
+  static Expr table(IntColumn values, const Expr &index);
   /// One term, `coefficient * monomial`, for code that rebuilds formulas term
   /// by term (fits per coefficient). `monomial` must be canonical, as the keys
   /// of terms() are.
@@ -107,6 +110,11 @@ public:
   /// Canonical text, e.g. "240*rank + 960*i0", "960*rank/nranks",
   /// "[7, 3, 9][i0]", "(rank + 1) % nranks * 64". Parseable by parse().
   std::string str() const;
+  /// str() with explicit tables of at least kPackedTableMin values in the
+  /// packed form `[#count:base64][index]` (docs/trace-format.md, "Packed
+  /// tables"): the form the JSON writer uses. Parseable by parse().
+  std::string packedStr() const;
+  static constexpr size_t kPackedTableMin = 64;
 
   /// The terms: monomial -> nonzero coefficient. Empty means 0.
   const std::map<Monomial, Rational> &terms() const { return terms_; }

@@ -1,0 +1,61 @@
+#!/bin/sh
+# The random small-write benchmark of issue 20 (bench/runtime-random-writes.cpp):
+# each rank does CALLS one-byte pwrite()s at random offsets within 100 kB.
+#   bench/runtime-random-writes.sh [build-dir] [ranks] [calls] [runs]
+# Untraced: plain mpicxx.mpich; traced: sio-cxx (with the plugin when built).
+# Runs alternate untraced/traced; medians of `runs` each. Prints Markdown:
+# I/O phase and whole-run wall ratios, trace bytes per call, and the peak
+# RSS (max over ranks, after MPI_Finalize, so trace writing included).
+set -eu
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$src/build}
+ranks=${2:-1}
+calls=${3:-1000000}
+runs=${4:-5}
+work=$(mktemp -d "${TMPDIR:-/tmp}/sio-random.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+noplugin=
+[ -f "$build/lib/siotrace.so" ] || noplugin=--sio-no-plugin
+
+mpicxx.mpich -O2 "$src/bench/runtime-random-writes.cpp" -o "$work/plain"
+"$build/bin/sio-cxx" $noplugin -O2 "$src/bench/runtime-random-writes.cpp" -o "$work/traced"
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+run() { # exe -> "io_seconds(max over ranks) wall_seconds maxrss_kb(max over ranks)"
+  s=$(date +%s.%N)
+  out=$(cd "$work" && SIO_TRACE_FILE="$work/t.json" mpiexec.mpich -n "$ranks" "$1" "$calls" "$work")
+  e=$(date +%s.%N)
+  io=$(echo "$out" | awk '/io_seconds/ {if ($4 > m) m = $4} END {print m}')
+  rss=$(echo "$out" | awk '/maxrss_kb/ {if ($6 > m) m = $6} END {print m}')
+  echo "$io $(echo "$e - $s" | bc -l) $rss"
+}
+: > "$work/plain.txt"; : > "$work/traced.txt"
+i=0
+while [ "$i" -lt "$runs" ]; do
+  run "$work/plain" >> "$work/plain.txt"
+  run "$work/traced" >> "$work/traced.txt"
+  i=$((i + 1))
+done
+col() { cut -d' ' -f"$1" "$2" | median; }
+pio=$(col 1 "$work/plain.txt"); tio=$(col 1 "$work/traced.txt")
+pw=$(col 2 "$work/plain.txt"); tw=$(col 2 "$work/traced.txt")
+prss=$(col 3 "$work/plain.txt"); trss=$(col 3 "$work/traced.txt")
+bytes=$(wc -c < "$work/t.json")
+total=$((calls * ranks))
+echo "ranks $ranks, $calls calls per rank, $runs alternating runs each (medians)"
+echo
+echo "| measure | untraced | traced | ratio / growth |"
+echo "| --- | --- | --- | --- |"
+printf '| I/O phase (s, slowest rank) | %.3f | %.3f | %.3f |\n' "$pio" "$tio" "$(echo "$tio / $pio" | bc -l)"
+printf '| whole mpiexec (s) | %.3f | %.3f | %.3f |\n' "$pw" "$tw" "$(echo "$tw / $pw" | bc -l)"
+pair=$(paste -d' ' "$work/plain.txt" "$work/traced.txt" | awk '{print $4 / $1}' | median)
+printf '| I/O phase, median of paired ratios | | | %.3f |\n' "$pair"
+printf '| peak RSS (MB, largest rank) | %.1f | %.1f | +%.1f MB per 10^6 calls of a rank |\n' \
+  "$(echo "$prss / 1024" | bc -l)" "$(echo "$trss / 1024" | bc -l)" \
+  "$(echo "($trss - $prss) / 1024 * 1000000 / $calls" | bc -l)"
+printf '| trace (bytes) | | %d | %.2f bytes per call |\n' "$bytes" "$(echo "$bytes / $total" | bc -l)"
+echo
+"$build/bin/sio-trace" stats "$work/t.json" | head -8
+echo
+echo "untraced runs (io wall rss_kb):"; cat "$work/plain.txt"
+echo "traced runs (io wall rss_kb):"; cat "$work/traced.txt"
