@@ -108,6 +108,16 @@ BlockCache::Lookup BlockCache::lookup(uint64_t file, int64_t offset,
   return loading ? Lookup::Loading : Lookup::Hit;
 }
 
+bool BlockCache::anyLoading(uint64_t file, int64_t offset, int64_t length) const {
+  const int64_t bs = int64_t(blockSize_);
+  for (int64_t b = offset / bs; length > 0 && b <= (offset + length - 1) / bs; ++b) {
+    auto it = map_.find({file, b});
+    if (it != map_.end() && it->second.state == State::Loading)
+      return true;
+  }
+  return false;
+}
+
 void BlockCache::copy(uint64_t file, int64_t offset, int64_t length,
                       char *dst) {
   const int64_t bs = int64_t(blockSize_);

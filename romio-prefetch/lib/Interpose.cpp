@@ -100,6 +100,9 @@ struct Global {
   std::unordered_map<MPI_File, std::shared_ptr<FileState>> files;
   std::thread thread;
   bool stop = false;
+  /// The prefetch thread has work or may have: set with every wake-up,
+  /// cleared (and `loaded` notified) when it finds nothing to do and waits.
+  bool busy = false;
   uint64_t nextId = 1;
   int rank = -1, nranks = 1;
   std::map<std::string, std::shared_ptr<signature::SignatureReport>>
@@ -324,14 +327,18 @@ void prefetchLoop() {
     nextFile:;
     }
   restart:
-    if (!didWork && !G.stop)
+    if (!didWork && !G.stop) {
+      G.busy = false;
+      G.loaded.notify_all(); // reads waiting for this thread's work go to MPI
       G.work.wait(lock);
+    }
   }
 }
 
 void startThread() {
   Global &G = g();
   G.stop = false;
+  G.busy = true;
   G.thread = std::thread(prefetchLoop);
 }
 
@@ -395,6 +402,7 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf,
   const auto pieces = f.view->map(logical, *bytes);
   ++f.c.reads;
   bool hit = false, late = false;
+  std::optional<bool> predicted; // this read is the predictor's next access
   if (f.enabled && !f.atomic) {
     for (;;) {
       BlockCache::Lookup worst = BlockCache::Lookup::Hit;
@@ -406,6 +414,23 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf,
         }
         if (l == BlockCache::Lookup::Loading)
           worst = l;
+      }
+      if (worst == BlockCache::Lookup::Miss) {
+        // Some block is not cached. If the prefetch thread is loading part
+        // of this read, or this is the access it works on first (the
+        // predicted next one, e.g. the first read of a plan the rank rule
+        // placed) and it is still busy, wait for it rather than reading the
+        // same bytes a second time through MPI: it loads nearest first, and
+        // going idle wakes us (then the rest is a miss).
+        bool inFlight = false;
+        for (const Piece &p : pieces)
+          inFlight = inFlight || G.cache->anyLoading(f.id, p.offset, p.length);
+        if (!inFlight && G.busy && !predicted) {
+          const auto next = f.predictor.upcoming(1);
+          predicted = !next.empty() && next[0] == Access{logical, *bytes};
+        }
+        if (inFlight || (G.busy && predicted.value_or(false)))
+          worst = BlockCache::Lookup::Loading;
       }
       if (worst == BlockCache::Lookup::Loading) {
         if (!late)
@@ -455,8 +480,9 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf,
   }
   // Wake the prefetch thread only when it has something to do: the window of
   // predictions moved or this read released cached blocks.
-  if (f.enabled && !f.atomic && f.view && f.predictor.state() != PredictorState::Learning) {
+  if (f.enabled && !f.atomic && f.view && f.predictor.predicts()) {
     ++f.c.wakeups;
+    G.busy = true;
     G.work.notify_one();
   }
   bytesOut = *bytes;
@@ -637,8 +663,10 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
   G.files[*fh] = std::move(f);
   if (first)
     startThread();
-  else
+  else {
+    G.busy = true;
     G.work.notify_one(); // a placed signature has accesses to prefetch now
+  }
   return rc;
 }
 
@@ -682,6 +710,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
     // Signatures of views are in the view's logical bytes (docs/signatures.md):
     // start over from the plan, or learn the new view's reads online.
     f->predictor = f->plan.empty() ? Predictor() : Predictor(f->plan, f->placed);
+    g().busy = true;
     g().work.notify_one();
   }
   return rc;

@@ -454,8 +454,12 @@ void fhClose(const void *fh) {
   }
 }
 
+/// I/O requests in the table: Wait and Test on other requests (halo
+/// exchanges, polling loops) answer without the lock while there are none.
+static std::atomic<int64_t> g_ioRequests{0};
+
 int64_t requestCode(int64_t req) {
-  if (req == int64_t(MPI_REQUEST_NULL))
+  if (req == int64_t(MPI_REQUEST_NULL) || g_ioRequests.load(std::memory_order_acquire) == 0)
     return -1;
   Blocked blk; // a signal handler must not find this lock held
   MpiTables &t = T();
@@ -468,14 +472,18 @@ int64_t requestNew(int64_t req) {
   Blocked blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
-  return t.req[req] = t.nextReq++;
+  auto [it, inserted] = t.req.try_emplace(req, 0);
+  if (inserted)
+    g_ioRequests.fetch_add(1, std::memory_order_release);
+  return it->second = t.nextReq++;
 }
 
 void requestRelease(int64_t req) {
   Blocked blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
-  t.req.erase(req);
+  if (t.req.erase(req))
+    g_ioRequests.fetch_sub(1, std::memory_order_relaxed);
 }
 
 int64_t commCode(int64_t comm) {

@@ -299,16 +299,17 @@ void random(MPI_File fh, int64_t size) {
 }
 
 // A pattern that turns: 8 simple strided reads (the online detector becomes
-// stable), then 88 random reads (its predictions miss).
+// stable), then 152 random reads past the first 128 KiB, where the strided
+// reads and their prefetched blocks were (its predictions miss).
 void turn(MPI_File fh, int64_t size) {
   const int S = 512;
   std::vector<unsigned char> buf(S);
   uint64_t x = 88172645463325252ull + uint64_t(rank);
-  for (int i = 0; i < 96; ++i) {
+  for (int i = 0; i < 160; ++i) {
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
-    const int64_t off = i < 8 ? (int64_t(i) * nranks + rank) * 4096 : int64_t(x % uint64_t(size - S));
+    const int64_t off = i < 8 ? (int64_t(i) * nranks + rank) * 4096 : 131072 + int64_t(x % uint64_t(size - 131072 - S));
     MPI_File_read_at(fh, off, buf.data(), S, MPI_BYTE, MPI_STATUS_IGNORE);
     check(buf.data(), range(off, S));
   }

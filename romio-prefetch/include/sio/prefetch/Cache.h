@@ -65,6 +65,9 @@ public:
   char *buffer(BlockKey key);
 
   Lookup lookup(uint64_t file, int64_t offset, int64_t length) const;
+  /// Whether some block of the range is still loading (the prefetcher is
+  /// on it), whatever the other blocks are.
+  bool anyLoading(uint64_t file, int64_t offset, int64_t length) const;
   /// Copy a range that lookup() said is a Hit; marks its blocks read and
   /// most recently used.
   void copy(uint64_t file, int64_t offset, int64_t length, char *dst);
