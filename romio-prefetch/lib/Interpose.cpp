@@ -480,7 +480,7 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf,
   }
   // Wake the prefetch thread only when it has something to do: the window of
   // predictions moved or this read released cached blocks.
-  if (f.enabled && !f.atomic && f.view && f.predictor.state() != PredictorState::Learning) {
+  if (f.enabled && !f.atomic && f.view && f.predictor.predicts()) {
     ++f.c.wakeups;
     G.busy = true;
     G.work.notify_one();

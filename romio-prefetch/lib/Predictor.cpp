@@ -131,8 +131,11 @@ bool Predictor::observe(int64_t offset, int64_t size) {
 
 std::vector<Access> Predictor::upcoming(size_t n) const {
   std::vector<Access> out;
-  if (state_ == PredictorState::Learning)
+  if (state_ == PredictorState::Learning) {
+    if (n > 0 && predicts())
+      out.push_back({*expected_, lastSize_});
     return out;
+  }
   if (!plan_.empty()) {
     for (size_t i = cursor_; i < plan_.size() && out.size() < n; ++i)
       out.push_back({plan_[i].offset + shift_, plan_[i].size});

@@ -139,6 +139,21 @@ TEST(Predictor, OnlineLearnsGroupsOfFour) {
   EXPECT_EQ(next[4].offset, 4000000);
 }
 
+TEST(Predictor, OnlineLearningPrefetchesTheHypothesisTentatively) {
+  // Two reads make a stride hypothesis: before it is confirmed (stable), the
+  // one access it expects is predicted, so the third read can be a hit.
+  Predictor p;
+  EXPECT_FALSE(p.predicts());
+  p.observe(0, 4096);
+  EXPECT_TRUE(p.upcoming(8).empty());
+  p.observe(1 << 20, 4096);
+  EXPECT_EQ(p.state(), PredictorState::Learning);
+  EXPECT_TRUE(p.predicts());
+  auto next = p.upcoming(8);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0], (Access{2 << 20, 4096}));
+}
+
 TEST(Predictor, OnlineRandomNeverPredicts) {
   Predictor p;
   const int64_t offs[] = {9, 4000, 77, 123456, 5, 999999, 31, 424242, 1, 60000};

@@ -54,9 +54,15 @@ public:
   /// The application read `size` bytes at `offset`. Returns whether the
   /// predictor had predicted it.
   bool observe(int64_t offset, int64_t size);
-  /// The next `n` predicted accesses after the last observed one; empty in
-  /// the learning state.
+  /// The next `n` predicted accesses after the last observed one. In the
+  /// learning state: none with a signature; online, the one access the
+  /// detector's unconfirmed hypothesis expects (a tentative prefetch, so that
+  /// learning from the first reads costs one miss fewer per confirmation).
   std::vector<Access> upcoming(size_t n) const;
+  /// Whether upcoming() has something (cheap: no detector copy).
+  bool predicts() const {
+    return state_ != PredictorState::Learning || (plan_.empty() && expected_ && *expected_ >= 0);
+  }
 
   PredictorState state() const { return state_; }
   bool followsSignature() const { return !plan_.empty(); }
