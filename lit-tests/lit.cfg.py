@@ -80,7 +80,9 @@ if os.path.exists(getattr(config, "mpifort", "")):
 if getattr(config, "have_pnetcdf", False) and os.path.exists(config.pnetcdf_library):
     config.available_features.add("pnetcdf")
     _pnetcdf_libdir = os.path.dirname(config.pnetcdf_library)
-    config.substitutions.append(("%pnetcdf-cflags", "-I" + config.pnetcdf_include_dir))
+    # pnetcdf-ext/include: sio/part/NcProgram.h, shared by the C test programs.
+    config.substitutions.append(("%pnetcdf-cflags", "-I%s -I%s" % (config.pnetcdf_include_dir,
+                                                                    os.path.join(config.sio_src_root, "pnetcdf-ext", "include"))))
     config.substitutions.append(("%pnetcdf-libs", "%s -Wl,-rpath,%s" % (config.pnetcdf_library, _pnetcdf_libdir)))
     config.substitutions.append(("%ncmpidump", os.path.join(config.pnetcdf_bin_dir, "ncmpidump")))
     config.substitutions.append(("%ncmpidiff", os.path.join(config.pnetcdf_bin_dir, "ncmpidiff")))

@@ -28,9 +28,12 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -87,11 +90,11 @@ int typeIndexOf(MPI_Datatype t) {
 // --- state -----------------------------------------------------------------
 
 constexpr int kReqBase = 1 << 29; ///< our nonblocking request ids (PnetCDF's count up from 0)
-constexpr int kTagData = 7301, kTagReply = 7302;
+constexpr int kTagData = 7301, kTagReply = 7302, kTagProbe = 7303;
 
 struct Hints {
   bool enabled = false;
-  int numPartitions = 0; ///< 0: the number of targets selected
+  int numPartitions = 0; ///< 0: defaultPartitionCount(targets selected, ranks)
   std::vector<std::string> targets;
   double threshold = sio::part::kDefaultSlopeThreshold;
 };
@@ -330,6 +333,31 @@ int validate(const Op &op) {
   return NC_NOERR;
 }
 
+/// Sends to[r] to every rank r and receives from[r] (fromBytes[r] bytes) from
+/// each, with isend/irecv; this rank's own share is moved, not sent.
+std::vector<std::vector<char>> exchangeBytes(Master &m, std::vector<std::vector<char>> &to,
+                                             const std::vector<int64_t> &fromBytes, int tag) {
+  std::vector<std::vector<char>> from(size_t(m.size));
+  std::vector<MPI_Request> reqs;
+  for (int r = 0; r < m.size; ++r) {
+    if (r == m.rank) {
+      from[r] = std::move(to[r]);
+      continue;
+    }
+    if (fromBytes[r] > 0) {
+      from[r].resize(size_t(fromBytes[r]));
+      reqs.emplace_back();
+      MPI_Irecv(from[r].data(), int(from[r].size()), MPI_BYTE, r, tag, m.comm, &reqs.back());
+    }
+    if (!to[r].empty()) {
+      reqs.emplace_back();
+      MPI_Isend(to[r].data(), int(to[r].size()), MPI_BYTE, r, tag, m.comm, &reqs.back());
+    }
+  }
+  MPI_Waitall(int(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  return from;
+}
+
 /// Runs a set of operations collectively over the master's communicator: every
 /// rank calls it (with its own, possibly empty, list). Returns the first error
 /// of any rank, the same on all ranks; sets per-operation status.
@@ -411,25 +439,10 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr, 
                 m.comm);
 
   // 3. the data of writes, requester -> delegate.
-  std::vector<std::vector<char>> dataFrom(P);
-  std::vector<MPI_Request> reqs;
-  for (int r = 0; r < P; ++r) {
-    if (r == m.rank) {
-      dataFrom[r] = std::move(dataTo[r]);
-      continue;
-    }
-    if (recvCounts[2 * r + 1] > 0) {
-      dataFrom[r].resize(size_t(recvCounts[2 * r + 1]));
-      reqs.emplace_back();
-      MPI_Irecv(dataFrom[r].data(), int(dataFrom[r].size()), MPI_BYTE, r, kTagData, m.comm, &reqs.back());
-    }
-    if (!dataTo[r].empty()) {
-      reqs.emplace_back();
-      MPI_Isend(dataTo[r].data(), int(dataTo[r].size()), MPI_BYTE, r, kTagData, m.comm, &reqs.back());
-    }
-  }
-  MPI_Waitall(int(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
-  reqs.clear();
+  std::vector<int64_t> dataBytes(P);
+  for (int r = 0; r < P; ++r)
+    dataBytes[r] = recvCounts[2 * r + 1];
+  std::vector<std::vector<char>> dataFrom = exchangeBytes(m, dataTo, dataBytes, kTagData);
 
   // 4. the delegates issue nonblocking PnetCDF calls on their partitions.
   // Requests that overlap an earlier one of this rank go to a later round
@@ -545,23 +558,7 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr, 
   }
 
   // 5. the data of reads, delegate -> requester.
-  std::vector<std::vector<char>> replyFrom(P);
-  for (int r = 0; r < P; ++r) {
-    if (r == m.rank) {
-      replyFrom[r] = std::move(replyTo[r]);
-      continue;
-    }
-    if (replyBytes[r] > 0) {
-      replyFrom[r].resize(size_t(replyBytes[r]));
-      reqs.emplace_back();
-      MPI_Irecv(replyFrom[r].data(), int(replyFrom[r].size()), MPI_BYTE, r, kTagReply, m.comm, &reqs.back());
-    }
-    if (!replyTo[r].empty()) {
-      reqs.emplace_back();
-      MPI_Isend(replyTo[r].data(), int(replyTo[r].size()), MPI_BYTE, r, kTagReply, m.comm, &reqs.back());
-    }
-  }
-  MPI_Waitall(int(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  std::vector<std::vector<char>> replyFrom = exchangeBytes(m, replyTo, replyBytes, kTagReply);
   for (int r = 0; r < P; ++r) {
     size_t at = 0;
     for (auto &o : readsFrom[r]) {
@@ -996,6 +993,73 @@ int putIntAtt(int ncid, int varid, const char *name, std::vector<int> vals) {
   return ncmpi_put_att_int(ncid, varid, name, NC_INT, MPI_Offset(vals.size()), vals.data());
 }
 
+/// Probes this rank's targets (t mod size == rank), one thread each, and
+/// ends the round early for slow targets (Son et al. 2013 §III-A, with a
+/// deadline): the first target to finish anywhere sets the deadline at
+/// kProbeDeadlineFactor times its time. Within a rank the threads move it
+/// themselves; across ranks each probing rank's main thread sends the time
+/// its first target finished (infinity when none did) to the other probing
+/// ranks and polls for theirs while its threads write. Only the main thread
+/// calls MPI.
+void probeRound(Master &m, const std::vector<std::string> &targets, size_t perTarget,
+                std::vector<sio::part::ProbeResult> &results) {
+  sio::part::ProbeDeadline deadline;
+  std::atomic<double> firstFinish{std::numeric_limits<double>::infinity()};
+  std::atomic<int> done{0};
+  std::vector<std::thread> probes;
+  for (size_t t = size_t(m.rank); t < targets.size(); t += size_t(m.size))
+    probes.emplace_back([&, t] {
+      results[t] = sio::part::probeDirectory(targets[t], perTarget, &deadline);
+      if (results[t].error.empty() && !results[t].stopped) {
+        double at = deadline.elapsed();
+        double cur = firstFinish.load();
+        while (at < cur && !firstFinish.compare_exchange_weak(cur, at)) {
+        }
+        deadline.limit(sio::part::kProbeDeadlineFactor * at);
+      }
+      ++done;
+    });
+  const int mine = int(probes.size());
+  const int probers = int(std::min<size_t>(targets.size(), size_t(m.size)));
+  if (m.rank < probers && probers > 1) {
+    std::vector<double> theirs(size_t(probers), 0.0);
+    std::vector<MPI_Request> recvs, sends;
+    for (int r = 0; r < probers; ++r)
+      if (r != m.rank) {
+        recvs.emplace_back();
+        MPI_Irecv(&theirs[size_t(r)], 1, MPI_DOUBLE, r, kTagProbe, m.comm, &recvs.back());
+      }
+    double sent = 0;
+    bool haveSent = false;
+    int received = 0;
+    std::vector<int> idx(recvs.size());
+    while (!haveSent || received < int(recvs.size()) || done.load() < mine) {
+      if (!haveSent && (firstFinish.load() < std::numeric_limits<double>::infinity() || done.load() == mine)) {
+        sent = firstFinish.load();
+        for (int r = 0; r < probers; ++r)
+          if (r != m.rank) {
+            sends.emplace_back();
+            MPI_Isend(&sent, 1, MPI_DOUBLE, r, kTagProbe, m.comm, &sends.back());
+          }
+        haveSent = true;
+      }
+      int n = 0;
+      if (received < int(recvs.size())) {
+        MPI_Testsome(int(recvs.size()), recvs.data(), &n, idx.data(), MPI_STATUSES_IGNORE);
+        received += n == MPI_UNDEFINED ? 0 : n;
+      }
+      for (int r = 0; r < probers; ++r)
+        if (r != m.rank && theirs[size_t(r)] > 0)
+          deadline.limit(sio::part::kProbeDeadlineFactor * theirs[size_t(r)]);
+      if (n <= 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    MPI_Waitall(int(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+  }
+  for (auto &th : probes)
+    th.join();
+}
+
 int createPartitions(Master &m) {
   // The pending data: 1 % of it is probed (Son et al. 2013 §III-A).
   int64_t pendingBytes = 0;
@@ -1012,25 +1076,23 @@ int createPartitions(Master &m) {
   if (targets.size() > 1) {
     // Each rank probes the targets t with t % size == rank, all at once (one
     // thread per target, doing POSIX I/O only), so every target is probed
-    // concurrently and the probe takes as long as the slowest target's.
+    // concurrently; a target still writing at kProbeDeadlineFactor times the
+    // first finish anywhere stops early (probeRound), so a slow target does
+    // not set the probe's length.
     size_t perTarget =
         size_t(std::max<int64_t>(int64_t(sio::part::kProbeBlock), pendingBytes / 100 / int64_t(targets.size())));
-    std::vector<double> bw(targets.size(), 0.0);
+    std::vector<double> bw(targets.size(), 0.0), written(targets.size(), 0.0);
     std::vector<sio::part::ProbeResult> results(targets.size());
+    MPI_Barrier(m.comm);
     double t0 = MPI_Wtime();
-    {
-      std::vector<std::thread> probes;
-      for (size_t t = size_t(m.rank); t < targets.size(); t += size_t(m.size))
-        probes.emplace_back([&, t] { results[t] = sio::part::probeDirectory(targets[t], perTarget); });
-      for (auto &th : probes)
-        th.join();
-    }
+    probeRound(m, targets, perTarget, results);
     for (size_t t = size_t(m.rank); t < targets.size(); t += size_t(m.size)) {
       if (!results[t].error.empty())
         std::fprintf(stderr, "sio-pnetcdf: warning: %s (target left out)\n", results[t].error.c_str());
       bw[t] = results[t].bytesPerSecond;
-      perTarget = results[t].bytes ? results[t].bytes : perTarget;
+      written[t] = double(results[t].bytes);
     }
+    MPI_Allreduce(MPI_IN_PLACE, written.data(), int(written.size()), MPI_DOUBLE, MPI_MAX, m.comm);
     MPI_Allreduce(MPI_IN_PLACE, bw.data(), int(bw.size()), MPI_DOUBLE, MPI_MAX, m.comm);
     double probeTime = MPI_Wtime() - t0;
     MPI_Allreduce(MPI_IN_PLACE, &probeTime, 1, MPI_DOUBLE, MPI_MAX, m.comm);
@@ -1043,11 +1105,16 @@ int createPartitions(Master &m) {
     for (size_t i = 0; i < sel.order.size(); ++i) {
       size_t t = sel.order[i];
       line += "\n  " + targets[t] + " " + std::to_string(bw[t] / 1e6) + " MB/s slope " +
-              std::to_string(sel.slope[i] * 100) + "%" + (i < sel.count ? " selected" : " left out");
+              std::to_string(sel.slope[i] * 100) + "%" + (i < sel.count ? " selected" : " left out") +
+              (written[t] < double(perTarget)
+                   ? " (stopped at the deadline after " + std::to_string(int64_t(written[t])) + " bytes)"
+                   : "");
     }
     report(m, line);
   }
-  m.k = m.hints.numPartitions > 0 ? m.hints.numPartitions : int(chosen.size());
+  // Partition p goes to the (p mod S)-th selected target in the listed order;
+  // by default K = min(S, ranks), the first K selected targets.
+  m.k = m.hints.numPartitions > 0 ? m.hints.numPartitions : sio::part::defaultPartitionCount(chosen.size(), m.size);
   std::vector<std::string> paths(m.k);
   for (int p = 0; p < m.k; ++p) {
     const std::string &dir = targets[chosen[size_t(p) % chosen.size()]];

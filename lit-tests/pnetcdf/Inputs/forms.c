@@ -13,20 +13,12 @@
 //   forms DIR KMAX
 #include <mpi.h>
 #include <pnetcdf.h>
+#include <sio/part/NcProgram.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int rank, nprocs;
-
-#define CHECK(call)                                                                                                    \
-  do {                                                                                                                 \
-    int err_ = (call);                                                                                                 \
-    if (err_ != NC_NOERR) {                                                                                            \
-      fprintf(stderr, "rank %d line %d: %s: %s\n", rank, __LINE__, #call, ncmpi_strerror(err_));                       \
-      MPI_Abort(MPI_COMM_WORLD, 2);                                                                                    \
-    }                                                                                                                  \
-  } while (0)
 
 enum { Y = 8, X = 6, T = 3 };
 enum {
@@ -77,18 +69,18 @@ typedef struct {
 
 static void define(int ncid, Vars *v) {
   int t, y, x;
-  CHECK(ncmpi_def_dim(ncid, "time", NC_UNLIMITED, &t));
-  CHECK(ncmpi_def_dim(ncid, "y", Y, &y));
-  CHECK(ncmpi_def_dim(ncid, "x", X, &x));
+  SIO_NC_CHECK(ncmpi_def_dim(ncid, "time", NC_UNLIMITED, &t));
+  SIO_NC_CHECK(ncmpi_def_dim(ncid, "y", Y, &y));
+  SIO_NC_CHECK(ncmpi_def_dim(ncid, "x", X, &x));
   int d[2] = {y, x};
   for (int f = 0; f < NF; ++f) {
     char name[16];
     snprintf(name, sizeof name, "f%d", f);
-    CHECK(ncmpi_def_var(ncid, name, NC_INT, 2, d, &v->f[f]));
+    SIO_NC_CHECK(ncmpi_def_var(ncid, name, NC_INT, 2, d, &v->f[f]));
   }
-  CHECK(ncmpi_def_var(ncid, "time", NC_DOUBLE, 1, &t, &v->time));    // 1-D record: whole in the master
-  CHECK(ncmpi_def_var(ncid, "scalar", NC_INT, 0, NULL, &v->scalar)); // scalar: whole in the master
-  CHECK(ncmpi_enddef(ncid));
+  SIO_NC_CHECK(ncmpi_def_var(ncid, "time", NC_DOUBLE, 1, &t, &v->time));    // 1-D record: whole in the master
+  SIO_NC_CHECK(ncmpi_def_var(ncid, "scalar", NC_INT, 0, NULL, &v->scalar)); // scalar: whole in the master
+  SIO_NC_CHECK(ncmpi_enddef(ncid));
 }
 
 // This rank's rows (r, r + P, ...) of variable f: row-major (rows[j*X + x])
@@ -119,40 +111,40 @@ static void write_all(int ncid, const Vars *v) {
 
   // varm: the memory is the transposed block.
   fill(F_VARM_ALL, NULL, cols);
-  CHECK(ncmpi_put_varm_int_all(ncid, v->f[F_VARM_ALL], s2, c2, d2, tmap, cols));
+  SIO_NC_CHECK(ncmpi_put_varm_int_all(ncid, v->f[F_VARM_ALL], s2, c2, d2, tmap, cols));
   fill(F_VARM_FLEX, NULL, cols);
-  CHECK(ncmpi_put_varm_all(ncid, v->f[F_VARM_FLEX], s2, c2, d2, tmap, cols, n * X, MPI_INT));
+  SIO_NC_CHECK(ncmpi_put_varm_all(ncid, v->f[F_VARM_FLEX], s2, c2, d2, tmap, cols, n * X, MPI_INT));
   fill(F_IVARM, NULL, cols);
-  CHECK(ncmpi_iput_varm_int(ncid, v->f[F_IVARM], s2, c2, d2, tmap, cols, &req[0]));
-  CHECK(ncmpi_wait_all(ncid, 1, req, st));
-  CHECK(st[0]);
+  SIO_NC_CHECK(ncmpi_iput_varm_int(ncid, v->f[F_IVARM], s2, c2, d2, tmap, cols, &req[0]));
+  SIO_NC_CHECK(ncmpi_wait_all(ncid, 1, req, st));
+  SIO_NC_CHECK(st[0]);
 
   // bput: the buffer is reused at once (scribbled before the wait).
   MPI_Offset usage = 0;
-  CHECK(ncmpi_buffer_attach(ncid, 3 * Y * X * sizeof(int)));
+  SIO_NC_CHECK(ncmpi_buffer_attach(ncid, 3 * Y * X * sizeof(int)));
   fill(F_BVARA, rows, NULL);
   for (int j = 0; j < n; ++j)
-    CHECK(ncmpi_bput_vara_int(ncid, v->f[F_BVARA], rs[j], rc[j], rows + j * X, &req[j]));
+    SIO_NC_CHECK(ncmpi_bput_vara_int(ncid, v->f[F_BVARA], rs[j], rc[j], rows + j * X, &req[j]));
   fill(F_BVARM, NULL, cols);
-  CHECK(ncmpi_bput_varm_int(ncid, v->f[F_BVARM], s2, c2, d2, tmap, cols, &req[n]));
+  SIO_NC_CHECK(ncmpi_bput_varm_int(ncid, v->f[F_BVARM], s2, c2, d2, tmap, cols, &req[n]));
   memset(rows, 0xff, sizeof rows);
   memset(cols, 0xff, sizeof cols);
   fill(F_BVARN, rows, NULL);
-  CHECK(ncmpi_bput_varn_int(ncid, v->f[F_BVARN], n, starts, counts, rows, &req[n + 1]));
+  SIO_NC_CHECK(ncmpi_bput_varn_int(ncid, v->f[F_BVARN], n, starts, counts, rows, &req[n + 1]));
   memset(rows, 0xff, sizeof rows);
-  CHECK(ncmpi_wait_all(ncid, n + 2, req, st));
+  SIO_NC_CHECK(ncmpi_wait_all(ncid, n + 2, req, st));
   for (int i = 0; i < n + 2; ++i)
-    CHECK(st[i]);
-  CHECK(ncmpi_inq_buffer_usage(ncid, &usage));
-  CHECK(ncmpi_buffer_detach(ncid));
+    SIO_NC_CHECK(st[i]);
+  SIO_NC_CHECK(ncmpi_inq_buffer_usage(ncid, &usage));
+  SIO_NC_CHECK(ncmpi_buffer_detach(ncid));
 
   // varn: one subarray per row.
   fill(F_VARN_ALL, rows, NULL);
-  CHECK(ncmpi_put_varn_int_all(ncid, v->f[F_VARN_ALL], n, starts, counts, rows));
+  SIO_NC_CHECK(ncmpi_put_varn_int_all(ncid, v->f[F_VARN_ALL], n, starts, counts, rows));
   fill(F_IVARN, rows, NULL);
-  CHECK(ncmpi_iput_varn_int(ncid, v->f[F_IVARN], n, starts, counts, rows, &req[0]));
-  CHECK(ncmpi_wait_all(ncid, 1, req, st));
-  CHECK(st[0]);
+  SIO_NC_CHECK(ncmpi_iput_varn_int(ncid, v->f[F_IVARN], n, starts, counts, rows, &req[0]));
+  SIO_NC_CHECK(ncmpi_wait_all(ncid, 1, req, st));
+  SIO_NC_CHECK(st[0]);
 
   // mput/mget: this rank's rows of the variable, one entry per row, plus the
   // record variable "time" (whole in the master) from rank 0.
@@ -167,19 +159,19 @@ static void write_all(int ncid, const Vars *v) {
   for (int j = 0; j < n; ++j)
     ids[j] = v->f[F_MVARA_FLEX], bufs[j] = rows + j * X, bc[j] = X, bt[j] = MPI_INT, ms[j] = rs[j], mc[j] = rc[j];
   ids[n] = v->time, bufs[n] = times, bc[n] = tc, bt[n] = MPI_DOUBLE, ms[n] = &ts, mc[n] = &tc;
-  CHECK(ncmpi_mput_vara_all(ncid, n + 1, ids, ms, mc, bufs, bc, bt));
+  SIO_NC_CHECK(ncmpi_mput_vara_all(ncid, n + 1, ids, ms, mc, bufs, bc, bt));
   fill(F_MVARA_INT, rows, NULL);
   for (int j = 0; j < n; ++j)
     ids[j] = v->f[F_MVARA_INT], ibufs[j] = rows + j * X;
-  CHECK(ncmpi_mput_vara_int_all(ncid, n, ids, ms, mc, ibufs));
+  SIO_NC_CHECK(ncmpi_mput_vara_int_all(ncid, n, ids, ms, mc, ibufs));
   fill(F_MVARS, rows, NULL);
   fill(F_MVARM, NULL, cols);
   int two[2] = {v->f[F_MVARS], v->f[F_MVARM]};
   MPI_Offset *s2s[2] = {s2, s2}, *c2s[2] = {c2, c2}, *d2s[2] = {d2, d2}, ident[2] = {X, 1}, *maps[2] = {ident, tmap};
   int *twob[2] = {rows, cols};
-  CHECK(ncmpi_mput_vars_int_all(ncid, 2, two, s2s, c2s, d2s, twob));
+  SIO_NC_CHECK(ncmpi_mput_vars_int_all(ncid, 2, two, s2s, c2s, d2s, twob));
   fill(F_MVARS, rows, NULL);
-  CHECK(ncmpi_mput_varm_int_all(ncid, 2, two, s2s, c2s, d2s, maps, twob)); // f[F_MVARS] again, the same data
+  SIO_NC_CHECK(ncmpi_mput_varm_int_all(ncid, 2, two, s2s, c2s, d2s, maps, twob)); // f[F_MVARS] again, the same data
   // var: every rank writes the whole variable (the same data) and the scalar.
   int whole[Y * X], sv = 7;
   for (int i = 0; i < Y; ++i)
@@ -187,18 +179,18 @@ static void write_all(int ncid, const Vars *v) {
       whole[i * X + x] = value(F_MVAR, i, x);
   int wv[2] = {v->f[F_MVAR], v->scalar};
   int *wb[2] = {whole, &sv};
-  CHECK(ncmpi_mput_var_int_all(ncid, 2, wv, wb));
+  SIO_NC_CHECK(ncmpi_mput_var_int_all(ncid, 2, wv, wb));
 
   // MPI_DATATYPE_NULL: the buffer has the variable's own type.
   fill(F_NULLTYPE, rows, NULL);
-  CHECK(ncmpi_put_vars_all(ncid, v->f[F_NULLTYPE], s2, c2, d2, rows, 0, MPI_DATATYPE_NULL));
+  SIO_NC_CHECK(ncmpi_put_vars_all(ncid, v->f[F_NULLTYPE], s2, c2, d2, rows, 0, MPI_DATATYPE_NULL));
 
   // Independent mode.
-  CHECK(ncmpi_begin_indep_data(ncid));
+  SIO_NC_CHECK(ncmpi_begin_indep_data(ncid));
   fill(F_VARM_INDEP, NULL, cols);
-  CHECK(ncmpi_put_varm_int(ncid, v->f[F_VARM_INDEP], s2, c2, d2, tmap, cols));
+  SIO_NC_CHECK(ncmpi_put_varm_int(ncid, v->f[F_VARM_INDEP], s2, c2, d2, tmap, cols));
   fill(F_VARN_INDEP, rows, NULL);
-  CHECK(ncmpi_put_varn(ncid, v->f[F_VARN_INDEP], n, starts, counts, rows, n * X, MPI_INT));
+  SIO_NC_CHECK(ncmpi_put_varn(ncid, v->f[F_VARN_INDEP], n, starts, counts, rows, n * X, MPI_INT));
   fill(F_MVAR1, rows, NULL);
   MPI_Offset e1[Y * X][2];
   int k = 0;
@@ -211,14 +203,14 @@ static void write_all(int ncid, const Vars *v) {
   int *ebufs[Y * X];
   for (int i = 0; i < k; ++i)
     eids[i] = v->f[F_MVAR1], ebufs[i] = rows + i;
-  CHECK(ncmpi_mput_var1_int(ncid, k, eids, starts, ebufs));
+  SIO_NC_CHECK(ncmpi_mput_var1_int(ncid, k, eids, starts, ebufs));
   fill(F_WAIT, rows, NULL);
   for (int j = 0; j < n; ++j)
-    CHECK(ncmpi_iput_vara_int(ncid, v->f[F_WAIT], rs[j], rc[j], rows + j * X, &req[j]));
-  CHECK(ncmpi_wait(ncid, n, req, st));
+    SIO_NC_CHECK(ncmpi_iput_vara_int(ncid, v->f[F_WAIT], rs[j], rc[j], rows + j * X, &req[j]));
+  SIO_NC_CHECK(ncmpi_wait(ncid, n, req, st));
   for (int j = 0; j < n; ++j)
-    CHECK(st[j]);
-  CHECK(ncmpi_end_indep_data(ncid));
+    SIO_NC_CHECK(st[j]);
+  SIO_NC_CHECK(ncmpi_end_indep_data(ncid));
 }
 
 // The forms that are not transformed: a PnetCDF error code, nothing written.
@@ -263,7 +255,7 @@ static long verify(int ncid, const Vars *v, int k) {
   int whole[Y * X], rows[Y * X], cols[Y * X], req[Y + 2], st[Y + 2];
   for (int f = 0; f < NF; ++f) {
     memset(whole, 0, sizeof whole);
-    CHECK(ncmpi_get_var_int_all(ncid, v->f[f], whole));
+    SIO_NC_CHECK(ncmpi_get_var_int_all(ncid, v->f[f], whole));
     bad += compare(f, whole, "get_var_int_all", k);
   }
   int n = nrows(), other = (rank + 1) % nprocs;
@@ -285,21 +277,21 @@ static long verify(int ncid, const Vars *v, int k) {
     bad += b_;                                                                                                         \
   } while (0)
   memset(cols, 0, sizeof cols);
-  CHECK(ncmpi_get_varm_int_all(ncid, v->f[F_VARM_ALL], s2, c2, d2, tmap, cols));
+  SIO_NC_CHECK(ncmpi_get_varm_int_all(ncid, v->f[F_VARM_ALL], s2, c2, d2, tmap, cols));
   ROWS_OK(F_VARM_ALL, cols, 1, "get_varm_int_all");
   memset(cols, 0, sizeof cols);
-  CHECK(ncmpi_get_varm_all(ncid, v->f[F_VARM_FLEX], s2, c2, d2, tmap, cols, n * X, MPI_INT));
+  SIO_NC_CHECK(ncmpi_get_varm_all(ncid, v->f[F_VARM_FLEX], s2, c2, d2, tmap, cols, n * X, MPI_INT));
   ROWS_OK(F_VARM_FLEX, cols, 1, "get_varm_all");
   memset(rows, 0, sizeof rows);
-  CHECK(ncmpi_get_varn_int_all(ncid, v->f[F_VARN_ALL], n, starts, counts, rows));
+  SIO_NC_CHECK(ncmpi_get_varn_int_all(ncid, v->f[F_VARN_ALL], n, starts, counts, rows));
   ROWS_OK(F_VARN_ALL, rows, 0, "get_varn_int_all");
   memset(rows, 0, sizeof rows);
   memset(cols, 0, sizeof cols);
-  CHECK(ncmpi_iget_varn_int(ncid, v->f[F_IVARN], n, starts, counts, rows, &req[0]));
-  CHECK(ncmpi_iget_varm_int(ncid, v->f[F_IVARM], s2, c2, d2, tmap, cols, &req[1]));
-  CHECK(ncmpi_wait_all(ncid, 2, req, st));
-  CHECK(st[0]);
-  CHECK(st[1]);
+  SIO_NC_CHECK(ncmpi_iget_varn_int(ncid, v->f[F_IVARN], n, starts, counts, rows, &req[0]));
+  SIO_NC_CHECK(ncmpi_iget_varm_int(ncid, v->f[F_IVARM], s2, c2, d2, tmap, cols, &req[1]));
+  SIO_NC_CHECK(ncmpi_wait_all(ncid, 2, req, st));
+  SIO_NC_CHECK(st[0]);
+  SIO_NC_CHECK(st[1]);
   ROWS_OK(F_IVARN, rows, 0, "iget_varn_int");
   ROWS_OK(F_IVARM, cols, 1, "iget_varm_int");
 
@@ -313,49 +305,49 @@ static long verify(int ncid, const Vars *v, int k) {
   for (int j = 0; j < n; ++j)
     ids[j] = v->f[F_MVARA_FLEX], bufs[j] = rows + j * X, bc[j] = X, bt[j] = MPI_INT;
   ids[n] = v->time, bufs[n] = times, bc[n] = T, bt[n] = MPI_DOUBLE, starts[n] = &ts, counts[n] = &tc;
-  CHECK(ncmpi_mget_vara_all(ncid, n + 1, ids, starts, counts, bufs, bc, bt));
+  SIO_NC_CHECK(ncmpi_mget_vara_all(ncid, n + 1, ids, starts, counts, bufs, bc, bt));
   ROWS_OK(F_MVARA_FLEX, rows, 0, "mget_vara_all");
   if (times[0] != 0.5 || times[1] != 1.5 || times[2] != 2.5)
     fprintf(stderr, "rank %d K=%d: mget_vara_all of time: %g %g %g\n", rank, k, times[0], times[1], times[2]), ++bad;
   int two[2] = {v->f[F_MVARS], v->f[F_MVARM]}, *twob[2] = {rows, cols};
   MPI_Offset *s2s[2] = {s2, s2}, *c2s[2] = {c2, c2}, *d2s[2] = {d2, d2}, ident[2] = {X, 1}, *maps[2] = {ident, tmap};
   memset(rows, 0, sizeof rows), memset(cols, 0, sizeof cols);
-  CHECK(ncmpi_mget_vars_int_all(ncid, 2, two, s2s, c2s, d2s, twob));
+  SIO_NC_CHECK(ncmpi_mget_vars_int_all(ncid, 2, two, s2s, c2s, d2s, twob));
   ROWS_OK(F_MVARS, rows, 0, "mget_vars_int_all");
   for (int j = 0; j < n * X; ++j) // f[F_MVARM] read row-major by vars
     bad += cols[j] != value(F_MVARM, other + j / X * nprocs, j % X);
   memset(rows, 0, sizeof rows), memset(cols, 0, sizeof cols);
-  CHECK(ncmpi_mget_varm_int_all(ncid, 2, two, s2s, c2s, d2s, maps, twob));
+  SIO_NC_CHECK(ncmpi_mget_varm_int_all(ncid, 2, two, s2s, c2s, d2s, maps, twob));
   ROWS_OK(F_MVARS, rows, 0, "mget_varm_int_all (identity map)");
   ROWS_OK(F_MVARM, cols, 1, "mget_varm_int_all");
   int sv = 0, wv[2] = {v->f[F_MVAR], v->scalar}, *wb[2] = {whole, &sv};
   memset(whole, 0, sizeof whole);
-  CHECK(ncmpi_mget_var_int_all(ncid, 2, wv, wb));
+  SIO_NC_CHECK(ncmpi_mget_var_int_all(ncid, 2, wv, wb));
   bad += compare(F_MVAR, whole, "mget_var_int_all", k) + (sv != 7);
   memset(rows, 0, sizeof rows);
-  CHECK(ncmpi_get_vars_all(ncid, v->f[F_NULLTYPE], s2, c2, d2, rows, 0, MPI_DATATYPE_NULL));
+  SIO_NC_CHECK(ncmpi_get_vars_all(ncid, v->f[F_NULLTYPE], s2, c2, d2, rows, 0, MPI_DATATYPE_NULL));
   ROWS_OK(F_NULLTYPE, rows, 0, "get_vars_all(MPI_DATATYPE_NULL)");
 
-  CHECK(ncmpi_begin_indep_data(ncid));
+  SIO_NC_CHECK(ncmpi_begin_indep_data(ncid));
   memset(cols, 0, sizeof cols);
-  CHECK(ncmpi_get_varm_int(ncid, v->f[F_VARM_INDEP], s2, c2, d2, tmap, cols));
+  SIO_NC_CHECK(ncmpi_get_varm_int(ncid, v->f[F_VARM_INDEP], s2, c2, d2, tmap, cols));
   ROWS_OK(F_VARM_INDEP, cols, 1, "get_varm_int");
   memset(rows, 0, sizeof rows);
-  CHECK(ncmpi_get_varn(ncid, v->f[F_VARN_INDEP], n, starts, counts, rows, n * X, MPI_INT));
+  SIO_NC_CHECK(ncmpi_get_varn(ncid, v->f[F_VARN_INDEP], n, starts, counts, rows, n * X, MPI_INT));
   ROWS_OK(F_VARN_INDEP, rows, 0, "get_varn");
   memset(rows, 0, sizeof rows);
   int *ebufs[Y * X], eids[Y * X];
   MPI_Offset e1[Y * X][2], *es[Y * X];
   for (int i = 0; i < n * X; ++i)
     e1[i][0] = other + i / X * nprocs, e1[i][1] = i % X, es[i] = e1[i], eids[i] = v->f[F_MVAR1], ebufs[i] = rows + i;
-  CHECK(ncmpi_mget_var1_int(ncid, n * X, eids, es, ebufs));
+  SIO_NC_CHECK(ncmpi_mget_var1_int(ncid, n * X, eids, es, ebufs));
   ROWS_OK(F_MVAR1, rows, 0, "mget_var1_int");
   memset(rows, 0, sizeof rows);
-  CHECK(ncmpi_iget_vars_int(ncid, v->f[F_WAIT], s2, c2, d2, rows, &req[0]));
-  CHECK(ncmpi_wait(ncid, 1, req, st));
-  CHECK(st[0]);
+  SIO_NC_CHECK(ncmpi_iget_vars_int(ncid, v->f[F_WAIT], s2, c2, d2, rows, &req[0]));
+  SIO_NC_CHECK(ncmpi_wait(ncid, 1, req, st));
+  SIO_NC_CHECK(st[0]);
   ROWS_OK(F_WAIT, rows, 0, "iget_vars_int+ncmpi_wait");
-  CHECK(ncmpi_end_indep_data(ncid));
+  SIO_NC_CHECK(ncmpi_end_indep_data(ncid));
   return bad;
 }
 
@@ -386,15 +378,15 @@ int main(int argc, char **argv) {
     } else {
       snprintf(path, sizeof path, "%s/plain.nc", dir);
     }
-    CHECK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | NC_64BIT_DATA, info, &ncid));
+    SIO_NC_CHECK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | NC_64BIT_DATA, info, &ncid));
     MPI_Info_free(&info);
     define(ncid, &v);
     write_all(ncid, &v);
     long kbad = k > 0 ? refused(ncid, &v) : 0;
-    CHECK(ncmpi_close(ncid));
-    CHECK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
+    SIO_NC_CHECK(ncmpi_close(ncid));
+    SIO_NC_CHECK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
     kbad += verify(ncid, &v, k);
-    CHECK(ncmpi_close(ncid));
+    SIO_NC_CHECK(ncmpi_close(ncid));
     long total = 0;
     MPI_Allreduce(&kbad, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
