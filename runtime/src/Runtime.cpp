@@ -694,6 +694,14 @@ void chainSignal(int sig) {
 }
 
 void onSignal(int sig) {
+  // Interrupting this thread's batch conversion (SIO_DRAIN_THREAD=0, the
+  // default): the runtime's state is mid-update and its lock held, so the
+  // partial trace could not be written now. The signal is handled when the
+  // batch is done (nextBlock), a few milliseconds later at most.
+  if (tls.converting) {
+    tls.deferredSignal = sig;
+    return;
+  }
   int saved = errno;
   // A second SIGTERM (mpiexec and the batch system both send one) may land on
   // another thread (MPICH has one) while this one writes: it waits for the
@@ -905,7 +913,9 @@ ThreadBuffer *createThreadBuffer() {
   return b;
 }
 
-void nextBlock(ThreadBuffer *b) {
+namespace {
+
+void linkNextBlock(ThreadBuffer *b) {
   State &s = S();
   DrainQueue &q = Q();
   Blocked blk;
@@ -936,10 +946,13 @@ void nextBlock(ThreadBuffer *b) {
   ++b->linked;
   bool tooMany = b->linked - b->recycled.load(std::memory_order_relaxed) > kMaxQueued;
   if (!s.settings.drainThread || tooMany) {
-    // No drain thread, or it falls behind: convert here, which keeps memory bounded.
+    // No drain thread (the default), or it falls behind: convert here, which
+    // keeps memory bounded.
     std::lock_guard lk(s.mu);
+    ++tls.converting;
     if (!s.finished)
       convertPublished(s, false);
+    --tls.converting;
     return;
   }
   bool start = false;
@@ -958,6 +971,18 @@ void nextBlock(ThreadBuffer *b) {
     }
   }
   q.cv.notify_one();
+}
+
+} // namespace
+
+void nextBlock(ThreadBuffer *b) {
+  linkNextBlock(b);
+  if (int sig = tls.deferredSignal) {
+    // A signal that landed during the batch (onSignal): handled now, outside
+    // the runtime's lock, as if it had arrived here.
+    tls.deferredSignal = 0;
+    onSignal(sig);
+  }
 }
 
 void drainPublished() {
