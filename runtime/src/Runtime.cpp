@@ -694,10 +694,10 @@ void chainSignal(int sig) {
 }
 
 void onSignal(int sig) {
-  // Interrupting this thread's batch conversion (SIO_DRAIN_THREAD=0, the
-  // default): the runtime's state is mid-update and its lock held, so the
-  // partial trace could not be written now. The signal is handled when the
-  // batch is done (nextBlock), a few milliseconds later at most.
+  // Interrupting nextBlock on this thread (a batch conversion, which is the
+  // default, or a wait for the lock while the drain thread converts): the
+  // runtime's state is mid-update, so the partial trace could not be written
+  // now. The signal is handled when nextBlock is done, milliseconds later.
   if (tls.converting) {
     tls.deferredSignal = sig;
     return;
@@ -949,10 +949,8 @@ void linkNextBlock(ThreadBuffer *b) {
     // No drain thread (the default), or it falls behind: convert here, which
     // keeps memory bounded.
     std::lock_guard lk(s.mu);
-    ++tls.converting;
     if (!s.finished)
       convertPublished(s, false);
-    --tls.converting;
     return;
   }
   bool start = false;
@@ -976,7 +974,11 @@ void linkNextBlock(ThreadBuffer *b) {
 } // namespace
 
 void nextBlock(ThreadBuffer *b) {
+  // Converting here, or waiting for the lock while the drain thread does, can
+  // take milliseconds: a SIGTERM landing then waits for the end (onSignal).
+  ++tls.converting;
   linkNextBlock(b);
+  --tls.converting;
   if (int sig = tls.deferredSignal) {
     // A signal that landed during the batch (onSignal): handled now, outside
     // the runtime's lock, as if it had arrived here.

@@ -130,9 +130,10 @@ struct ThreadState {
   uint64_t lastFhEpoch;
   int64_t lastNamedType;
   int64_t lastNamedTypeCode;
-  /// >0 while this thread converts a batch of records (nextBlock): a
-  /// SIGTERM or SIGABRT landing then is held in deferredSignal and handled
-  /// when the batch is done, so it still gets its partial trace.
+  /// >0 while this thread is in nextBlock (converting a batch of records, or
+  /// waiting for the lock while the drain thread converts): a SIGTERM or
+  /// SIGABRT landing then is held in deferredSignal and handled when
+  /// nextBlock is done, so it still gets its partial trace.
   uint32_t converting;
   volatile sig_atomic_t deferredSignal;
 };

@@ -33,7 +33,7 @@ for i in range(runs):
     if status != -signal.SIGTERM:
         sys.exit("run %d: exit status %d, expected death by SIGTERM" % (i, status))
     if not os.path.exists(partial):
-        print("run %d: no partial trace" % i)
+        print("run %d: no partial trace" % i, file=sys.stderr)
         missing += 1
         continue
     with open(partial) as f:
