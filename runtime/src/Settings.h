@@ -21,8 +21,7 @@ struct SettingDecl {
 
 /// The one declaration of the runtime's environment variables.
 inline constexpr SettingDecl kSettings[] = {
-    {"SIO_DISABLE", SettingType::Bool, "0",
-     "1 turns tracing off: every call goes straight to the real function."},
+    {"SIO_DISABLE", SettingType::Bool, "0", "1 turns tracing off: every call goes straight to the real function."},
     {"SIO_TRACE_FILE", SettingType::String, "",
      "Trace path. Empty: `<exe>.<nranks>.sio.json` in the working directory (`<exe>` the executable's base "
      "name). Partial traces of killed ranks go to `<path>.rank<N>.partial.sio.json`."},
@@ -43,7 +42,8 @@ inline constexpr SettingDecl kSettings[] = {
     {"SIO_TRACE_CHILDREN", SettingType::Bool, "0",
      "1: child processes (`fork`, and programs a traced process starts) write traces of their own, "
      "`<exe>.<pid>.sio.json` next to the trace; 0: they write none and never touch the application's trace."},
-    {"SIO_VERBOSE", SettingType::Int, "0", "1: each rank reports its event and dropped-event counts and rank 0 the trace path, on stderr."},
+    {"SIO_VERBOSE", SettingType::Int, "0",
+     "1: each rank reports its event and dropped-event counts and rank 0 the trace path, on stderr."},
 };
 
 /// Layer bits for SIO_LAYERS (indexed by sio::trace::Layer).
