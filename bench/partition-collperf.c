@@ -7,18 +7,10 @@
 //   partition-collperf FILE N [KEY=VALUE ...]
 #include <mpi.h>
 #include <pnetcdf.h>
+#include <sio/part/NcProgram.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK(call)                                                                                                    \
-  do {                                                                                                                 \
-    int err_ = (call);                                                                                                 \
-    if (err_ != NC_NOERR) {                                                                                            \
-      fprintf(stderr, "%s: %s\n", #call, ncmpi_strerror(err_));                                                        \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                                                    \
-    }                                                                                                                  \
-  } while (0)
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -26,13 +18,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   MPI_Offset n = atol(argv[2]);
-  MPI_Info info;
-  MPI_Info_create(&info);
-  for (int i = 3; i < argc; ++i) {
-    char *eq = strchr(argv[i], '=');
-    *eq = '\0';
-    MPI_Info_set(info, argv[i], eq + 1);
-  }
+  MPI_Info info = sio_nc_hints(argc, argv, 3);
   int pd[3] = {0, 0, 0};
   MPI_Dims_create(nprocs, 3, pd);
   int c[3] = {rank / (pd[1] * pd[2]), rank / pd[2] % pd[1], rank % pd[2]};
@@ -47,19 +33,19 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
   int ncid, dims[3], vars[4];
-  CHECK(ncmpi_create(MPI_COMM_WORLD, argv[1], NC_CLOBBER | NC_64BIT_DATA, info, &ncid));
+  SIO_NC_CHECK(ncmpi_create(MPI_COMM_WORLD, argv[1], NC_CLOBBER | NC_64BIT_DATA, info, &ncid));
   const char *dn[3] = {"z", "y", "x"};
   for (int d = 0; d < 3; ++d)
-    CHECK(ncmpi_def_dim(ncid, dn[d], pd[d] * n, &dims[d]));
+    SIO_NC_CHECK(ncmpi_def_dim(ncid, dn[d], pd[d] * n, &dims[d]));
   for (int v = 0; v < 4; ++v) {
     char name[8];
     snprintf(name, sizeof name, "var%d", v);
-    CHECK(ncmpi_def_var(ncid, name, NC_INT, 3, dims, &vars[v]));
+    SIO_NC_CHECK(ncmpi_def_var(ncid, name, NC_INT, 3, dims, &vars[v]));
   }
-  CHECK(ncmpi_enddef(ncid));
+  SIO_NC_CHECK(ncmpi_enddef(ncid));
   for (int v = 0; v < 4; ++v)
-    CHECK(ncmpi_put_vara_int_all(ncid, vars[v], start, count, buf));
-  CHECK(ncmpi_close(ncid));
+    SIO_NC_CHECK(ncmpi_put_vara_int_all(ncid, vars[v], start, count, buf));
+  SIO_NC_CHECK(ncmpi_close(ncid));
   double t = MPI_Wtime() - t0, tmax;
   MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0)

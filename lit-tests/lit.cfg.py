@@ -80,7 +80,9 @@ if os.path.exists(getattr(config, "mpifort", "")):
 if getattr(config, "have_pnetcdf", False) and os.path.exists(config.pnetcdf_library):
     config.available_features.add("pnetcdf")
     _pnetcdf_libdir = os.path.dirname(config.pnetcdf_library)
-    config.substitutions.append(("%pnetcdf-cflags", "-I" + config.pnetcdf_include_dir))
+    # pnetcdf-ext/include: sio/part/NcProgram.h, shared by the C test programs.
+    config.substitutions.append(("%pnetcdf-cflags", "-I%s -I%s" % (config.pnetcdf_include_dir,
+                                                                    os.path.join(config.sio_src_root, "pnetcdf-ext", "include"))))
     config.substitutions.append(("%pnetcdf-libs", "%s -Wl,-rpath,%s" % (config.pnetcdf_library, _pnetcdf_libdir)))
     config.substitutions.append(("%ncmpidump", os.path.join(config.pnetcdf_bin_dir, "ncmpidump")))
     config.substitutions.append(("%ncmpidiff", os.path.join(config.pnetcdf_bin_dir, "ncmpidiff")))
@@ -89,8 +91,11 @@ if getattr(config, "have_pnetcdf", False) and os.path.exists(config.pnetcdf_libr
     config.substitutions.append(("%sio-part-merge", tool("sio-part-merge")))
     if os.path.exists(lib("libsio-pnetcdf.so")) and os.path.exists(tool("sio-part-merge")):
         config.available_features.add("sio-pnetcdf")
-    if os.path.exists(lib("libsio-throttle.so")):
-        config.available_features.add("throttle")
+
+# bench/throttle's preload library (slow devices for the partitioning and
+# prefetch tests); it does not need PnetCDF.
+if os.path.exists(lib("libsio-throttle.so")):
+    config.available_features.add("throttle")
 
 # Optional outside tools of the report tests (scripts/deps.sh installs them).
 import shutil

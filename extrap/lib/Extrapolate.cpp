@@ -1020,9 +1020,11 @@ void alignFiles(std::vector<Trace> &inputs) {
     // Ids no call pairs keep their place among the unpaired ids of the
     // reference.
     std::set<int64_t> taken;
+    bool oneToOne = true;
     for (const auto &[from, to] : map)
-      if (!taken.insert(to).second)
-        return; // two files of the input used as one of the reference
+      oneToOne = oneToOne && taken.insert(to).second;
+    if (!oneToOne)
+      continue; // two files of this input used as one of the reference: left as they are
     std::vector<int64_t> freeIds;
     for (const FileEntry &f : ref.files)
       if (!taken.count(f.id))

@@ -24,17 +24,9 @@
 
 #include <mpi.h>
 #include <pnetcdf.h>
+#include <sio/part/NcProgram.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-#define CHECK(call)                                                                                                    \
-  do {                                                                                                                 \
-    int err_ = (call);                                                                                                 \
-    if (err_ != NC_NOERR) {                                                                                            \
-      fprintf(stderr, "%s: %s\n", #call, ncmpi_strerror(err_));                                                        \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                                                    \
-    }                                                                                                                  \
-  } while (0)
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -42,23 +34,23 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int ncid, dims[2], var;
-  CHECK(ncmpi_create(MPI_COMM_WORLD, argv[1], NC_CLOBBER, MPI_INFO_NULL, &ncid));
-  CHECK(ncmpi_def_dim(ncid, "y", size, &dims[0]));
-  CHECK(ncmpi_def_dim(ncid, "x", 6, &dims[1]));
-  CHECK(ncmpi_def_var(ncid, "v", NC_INT, 2, dims, &var));
-  CHECK(ncmpi_enddef(ncid));
+  SIO_NC_CHECK(ncmpi_create(MPI_COMM_WORLD, argv[1], NC_CLOBBER, MPI_INFO_NULL, &ncid));
+  SIO_NC_CHECK(ncmpi_def_dim(ncid, "y", size, &dims[0]));
+  SIO_NC_CHECK(ncmpi_def_dim(ncid, "x", 6, &dims[1]));
+  SIO_NC_CHECK(ncmpi_def_var(ncid, "v", NC_INT, 2, dims, &var));
+  SIO_NC_CHECK(ncmpi_enddef(ncid));
   int buf[6];
   for (int i = 0; i < 6; ++i)
     buf[i] = 10 * rank + i;
   MPI_Offset start[2] = {rank, 0}, count[2] = {1, 6};
-  CHECK(ncmpi_put_vara_int_all(ncid, var, start, count, buf));
-  CHECK(ncmpi_close(ncid));
+  SIO_NC_CHECK(ncmpi_put_vara_int_all(ncid, var, start, count, buf));
+  SIO_NC_CHECK(ncmpi_close(ncid));
 
-  CHECK(ncmpi_open(MPI_COMM_WORLD, argv[1], NC_NOWRITE, MPI_INFO_NULL, &ncid));
+  SIO_NC_CHECK(ncmpi_open(MPI_COMM_WORLD, argv[1], NC_NOWRITE, MPI_INFO_NULL, &ncid));
   int other = (rank + 1) % size, back[6];
   start[0] = other;
-  CHECK(ncmpi_get_vara_int_all(ncid, var, start, count, back));
-  CHECK(ncmpi_close(ncid));
+  SIO_NC_CHECK(ncmpi_get_vara_int_all(ncid, var, start, count, back));
+  SIO_NC_CHECK(ncmpi_close(ncid));
   // One write per line: the ranks' output is interleaved by the process manager.
   int ok = 1, at = 0;
   char line[256];

@@ -7,15 +7,17 @@
 // targets, cuts each array along its most significant fixed dimension long
 // enough for the partition count (or the one named by the attribute
 // sio_partition_dim), and creates the K partition files, each collectively by
-// the sub-communicator of ranks that owns it (§III-B). Collective vara/vars/
-// var/var1 reads and writes, blocking or nonblocking, are split per
-// partition, the request lists exchanged by MPI_Alltoall(v), the data by
-// isend/irecv, and the delegates of each partition issue PnetCDF nonblocking
-// calls on it (§III-C). In independent mode a rank accesses the partitions
-// itself. Forms that cannot be transformed (varm, varn, bput, vard, derived
-// MPI datatypes, independent access to record variables) return
-// NC_ENOTSUPPORT on partitioned variables; nothing else changes for other
-// files and variables.
+// the sub-communicator of ranks that owns it (§III-B). Every put/get form
+// (var, var1, vara, vars, varm, varn; blocking, nonblocking and buffered;
+// collective and independent; typed and flexible; the mput/mget
+// multi-variable forms) on a partitioned variable is split per partition;
+// collectively the request lists are exchanged by MPI_Alltoall(v), the data
+// by isend/irecv, and the delegates of each partition issue PnetCDF
+// nonblocking calls on it (§III-C); in independent mode a rank accesses the
+// partitions itself. What cannot be transformed (vard, derived MPI
+// datatypes, independent access to record variables) returns
+// NC_ENOTSUPPORT with a message; nothing changes for other files and
+// variables.
 #include "sio/part/Layout.h"
 #include "sio/part/Probe.h"
 #include "sio/part/Select.h"
@@ -26,9 +28,12 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -85,11 +90,11 @@ int typeIndexOf(MPI_Datatype t) {
 // --- state -----------------------------------------------------------------
 
 constexpr int kReqBase = 1 << 29; ///< our nonblocking request ids (PnetCDF's count up from 0)
-constexpr int kTagData = 7301, kTagReply = 7302;
+constexpr int kTagData = 7301, kTagReply = 7302, kTagProbe = 7303;
 
 struct Hints {
   bool enabled = false;
-  int numPartitions = 0; ///< 0: the number of targets selected
+  int numPartitions = 0; ///< 0: defaultPartitionCount(targets selected, ranks)
   std::vector<std::string> targets;
   double threshold = sio::part::kDefaultSlopeThreshold;
 };
@@ -120,6 +125,9 @@ struct Op {
   void *buf = nullptr;
   int type = 0;
   int req = -1;
+  std::vector<char> owned;   ///< the data of a buffered (bput) or mapped (varm) access
+  void *mapped = nullptr;    ///< a mapped read: where `owned` goes after the I/O
+  std::vector<int64_t> imap; ///< of a mapped access
 };
 
 struct Master {
@@ -325,14 +333,41 @@ int validate(const Op &op) {
   return NC_NOERR;
 }
 
+/// Sends to[r] to every rank r and receives from[r] (fromBytes[r] bytes) from
+/// each, with isend/irecv; this rank's own share is moved, not sent.
+std::vector<std::vector<char>> exchangeBytes(Master &m, std::vector<std::vector<char>> &to,
+                                             const std::vector<int64_t> &fromBytes, int tag) {
+  std::vector<std::vector<char>> from(size_t(m.size));
+  std::vector<MPI_Request> reqs;
+  for (int r = 0; r < m.size; ++r) {
+    if (r == m.rank) {
+      from[r] = std::move(to[r]);
+      continue;
+    }
+    if (fromBytes[r] > 0) {
+      from[r].resize(size_t(fromBytes[r]));
+      reqs.emplace_back();
+      MPI_Irecv(from[r].data(), int(from[r].size()), MPI_BYTE, r, tag, m.comm, &reqs.back());
+    }
+    if (!to[r].empty()) {
+      reqs.emplace_back();
+      MPI_Isend(to[r].data(), int(to[r].size()), MPI_BYTE, r, tag, m.comm, &reqs.back());
+    }
+  }
+  MPI_Waitall(int(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  return from;
+}
+
 /// Runs a set of operations collectively over the master's communicator: every
 /// rank calls it (with its own, possibly empty, list). Returns the first error
 /// of any rank, the same on all ranks; sets per-operation status.
-int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr) {
+int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr, int err0 = NC_NOERR) {
   const int P = m.size;
-  int err = NC_NOERR;
-  if (status)
-    status->assign(ops.size(), NC_NOERR);
+  int err = err0;
+  std::vector<int> localStatus;
+  if (!status)
+    status = &localStatus;
+  status->assign(ops.size(), NC_NOERR);
 
   // 1. my_req: each operation's share of each partition, to its delegate.
   struct Outgoing {
@@ -347,8 +382,7 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr) 
     Op &op = ops[i];
     int e = validate(op);
     if (e != NC_NOERR) {
-      if (status)
-        (*status)[i] = e;
+      (*status)[i] = e;
       if (err == NC_NOERR)
         err = e;
       continue;
@@ -405,25 +439,10 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr) 
                 m.comm);
 
   // 3. the data of writes, requester -> delegate.
-  std::vector<std::vector<char>> dataFrom(P);
-  std::vector<MPI_Request> reqs;
-  for (int r = 0; r < P; ++r) {
-    if (r == m.rank) {
-      dataFrom[r] = std::move(dataTo[r]);
-      continue;
-    }
-    if (recvCounts[2 * r + 1] > 0) {
-      dataFrom[r].resize(size_t(recvCounts[2 * r + 1]));
-      reqs.emplace_back();
-      MPI_Irecv(dataFrom[r].data(), int(dataFrom[r].size()), MPI_BYTE, r, kTagData, m.comm, &reqs.back());
-    }
-    if (!dataTo[r].empty()) {
-      reqs.emplace_back();
-      MPI_Isend(dataTo[r].data(), int(dataTo[r].size()), MPI_BYTE, r, kTagData, m.comm, &reqs.back());
-    }
-  }
-  MPI_Waitall(int(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
-  reqs.clear();
+  std::vector<int64_t> dataBytes(P);
+  for (int r = 0; r < P; ++r)
+    dataBytes[r] = recvCounts[2 * r + 1];
+  std::vector<std::vector<char>> dataFrom = exchangeBytes(m, dataTo, dataBytes, kTagData);
 
   // 4. the delegates issue nonblocking PnetCDF calls on their partitions.
   // Requests that overlap an earlier one of this rank go to a later round
@@ -539,23 +558,7 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr) 
   }
 
   // 5. the data of reads, delegate -> requester.
-  std::vector<std::vector<char>> replyFrom(P);
-  for (int r = 0; r < P; ++r) {
-    if (r == m.rank) {
-      replyFrom[r] = std::move(replyTo[r]);
-      continue;
-    }
-    if (replyBytes[r] > 0) {
-      replyFrom[r].resize(size_t(replyBytes[r]));
-      reqs.emplace_back();
-      MPI_Irecv(replyFrom[r].data(), int(replyFrom[r].size()), MPI_BYTE, r, kTagReply, m.comm, &reqs.back());
-    }
-    if (!replyTo[r].empty()) {
-      reqs.emplace_back();
-      MPI_Isend(replyTo[r].data(), int(replyTo[r].size()), MPI_BYTE, r, kTagReply, m.comm, &reqs.back());
-    }
-  }
-  MPI_Waitall(int(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  std::vector<std::vector<char>> replyFrom = exchangeBytes(m, replyTo, replyBytes, kTagReply);
   for (int r = 0; r < P; ++r) {
     size_t at = 0;
     for (auto &o : readsFrom[r]) {
@@ -565,6 +568,11 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr) 
       at += size_t(elements(o.sub.count)) * esize;
     }
   }
+
+  // Mapped reads (varm): from the packed buffer into the application's layout.
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].mapped && (*status)[i] == NC_NOERR)
+      sio::part::mappedCopy(ops[i].buf, ops[i].mapped, ops[i].count, ops[i].imap, size_t(kTypeSize[ops[i].type]), true);
 
   // Every rank returns the same outcome; record variables: the new extent.
   int64_t recs = 0;
@@ -579,8 +587,8 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr) 
 
 /// Builds an operation from a PnetCDF call's arguments (start/count/stride may
 /// be null for the var and var1 forms).
-int makeOp(Master &m, const PVar &v, bool write, const MPI_Offset *start, const MPI_Offset *count,
-           const MPI_Offset *stride, const void *buf, int type, Op &op) {
+void makeOp(Master &m, const PVar &v, bool write, const MPI_Offset *start, const MPI_Offset *count,
+            const MPI_Offset *stride, const void *buf, int type, Op &op) {
   size_t nd = v.len.size();
   op.write = write;
   op.var = &v;
@@ -601,48 +609,135 @@ int makeOp(Master &m, const PVar &v, bool write, const MPI_Offset *start, const 
     if (stride)
       op.stride[d] = stride[d];
   }
-  return NC_NOERR;
 }
 
 const MPI_Offset *const kVar1 = reinterpret_cast<const MPI_Offset *>(1);
+constexpr int kFlexible = -2; ///< Access::type of the flexible API: the memory type comes from buftype
 
-/// Independent access: no other rank takes part, so this rank reads or writes
-/// each partition itself, through its own handle when it owns the partition
-/// and otherwise through the partition file opened alone (MPI_COMM_SELF, kept
-/// until close). Record variables are refused: a second handle would keep its
-/// own record count in the partition's header.
-int independent(int ncid, int varid, bool write, const MPI_Offset *start, const MPI_Offset *count,
-                const MPI_Offset *stride, const void *buf, int type) {
-  Master *m = nullptr;
-  const PVar *v = partitionedVar(ncid, varid, &m);
-  if (!m->indep)
-    return NC_ENOTINDEP;
-  if (type < 0 || v->record)
-    return NC_ENOTSUPPORT;
-  Op op;
-  makeOp(*m, *v, write, start, count, stride, buf, type, op);
+/// One data access of a partitioned variable as the application's call gives
+/// it (every put/get form reduces to a list of these): the index arguments of
+/// the var (all null), var1 (count kVar1), vara, vars and varm forms, the
+/// buffer, and its memory type.
+struct Access {
+  bool write = false;
+  const MPI_Offset *start = nullptr, *count = nullptr, *stride = nullptr, *imap = nullptr;
+  const void *buf = nullptr;
+  int type = kFlexible;     ///< the typed API's memory type, or kFlexible
+  MPI_Offset bufcount = -1; ///< flexible API: elements in buf (-1: as many as the request)
+  MPI_Datatype buftype = MPI_DATATYPE_NULL;
+};
+
+struct Piece {
+  const PVar *var;
+  Access access;
+};
+
+/// How the call completes: a collective or an independent blocking call, a
+/// nonblocking request, or a buffered one (the data copied at the call).
+enum class Mode { Collective, Independent, Nonblocking, Buffered };
+
+/// Refuses an access on a partitioned variable with a PnetCDF error code and
+/// says why on stderr.
+int refuse(const char *fn, const PVar &v, int err, const char *why) {
+  std::fprintf(stderr, "sio-pnetcdf: error: %s on partitioned variable '%s': %s (%s)\n", fn, v.name.c_str(), why,
+               ncmpi_strerror(err));
+  return err;
+}
+
+/// The memory type of a flexible-API call: a predefined MPI datatype, or
+/// MPI_DATATYPE_NULL for the variable's own external type; -1 for a derived
+/// datatype.
+int flexibleType(const PVar &v, MPI_Datatype buftype) {
+  if (buftype != MPI_DATATYPE_NULL)
+    return typeIndexOf(buftype);
+  switch (v.xtype) {
+  case NC_CHAR:
+    return kType_text;
+  case NC_BYTE:
+    return kType_schar;
+  case NC_UBYTE:
+    return kType_uchar;
+  case NC_SHORT:
+    return kType_short;
+  case NC_USHORT:
+    return kType_ushort;
+  case NC_INT:
+    return kType_int;
+  case NC_UINT:
+    return kType_uint;
+  case NC_FLOAT:
+    return kType_float;
+  case NC_DOUBLE:
+    return kType_double;
+  case NC_INT64:
+    return kType_longlong;
+  case NC_UINT64:
+    return kType_ulonglong;
+  default:
+    return -1;
+  }
+}
+
+int memoryType(const PVar &v, const Access &a) { return a.type == kFlexible ? flexibleType(v, a.buftype) : a.type; }
+
+/// Turns one access into an operation of the transformation: checks it, and
+/// for a mapped (varm) access or a buffered write keeps the data packed in
+/// the operation itself.
+int prepare(const char *fn, Master &m, const PVar &v, const Access &a, bool copy, Op &op) {
+  int type = memoryType(v, a);
+  if (type < 0)
+    return refuse(fn, v, NC_ENOTSUPPORT, "the buffer type is a derived MPI datatype; use a predefined one");
+  makeOp(m, v, a.write, a.start, a.count, a.stride, a.buf, type, op);
   int err = validate(op);
   if (err != NC_NOERR)
     return err;
-  const size_t esize = size_t(kTypeSize[type]);
+  const int64_t n = elements(op.count);
+  if (a.type == kFlexible && a.buftype != MPI_DATATYPE_NULL && a.bufcount >= 0 && a.bufcount < n)
+    return NC_EIOMISMATCH; // the buffer holds fewer elements than the request
+  const size_t bytes = size_t(n) * size_t(kTypeSize[type]);
+  if (a.imap) {
+    op.imap.assign(a.imap, a.imap + v.len.size());
+    op.owned.resize(bytes);
+    if (a.write)
+      sio::part::mappedCopy(op.owned.data(), const_cast<void *>(a.buf), op.count, op.imap, size_t(kTypeSize[type]),
+                            false);
+    else
+      op.mapped = const_cast<void *>(a.buf);
+    op.buf = op.owned.data();
+  } else if (copy && a.write) {
+    op.owned.assign(static_cast<const char *>(a.buf), static_cast<const char *>(a.buf) + bytes);
+    op.buf = op.owned.data();
+  }
+  return NC_NOERR;
+}
+
+/// Independent access by one rank: no other rank takes part, so it reads or
+/// writes each partition itself, through its own handle when it owns the
+/// partition and otherwise through the partition file opened alone
+/// (MPI_COMM_SELF, kept until close). Record variables are refused by the
+/// caller: a second handle would keep its own record count in the
+/// partition's header.
+int runIndependent(Master &m, Op &op) {
+  const PVar &v = *op.var;
+  const size_t esize = size_t(kTypeSize[op.type]);
   std::vector<char> tmp;
-  for (auto &sub : sio::part::splitRequest(op.start, op.count, op.stride, v->dim, v->len[v->dim], v->k)) {
-    Part &part = m->parts[sub.part];
-    int handle = part.ncid, pvar = v->partVarid[sub.part];
+  for (auto &sub : sio::part::splitRequest(op.start, op.count, op.stride, v.dim, v.len[v.dim], v.k)) {
+    Part &part = m.parts[sub.part];
+    int handle = part.ncid, pvar = v.partVarid[sub.part];
     if (handle < 0) {
-      auto it = m->selfNcid.find(sub.part);
-      if (it == m->selfNcid.end()) {
+      auto it = m.selfNcid.find(sub.part);
+      if (it == m.selfNcid.end()) {
         int h = -1;
         int e =
-            REAL(ncmpi_open)(MPI_COMM_SELF, part.path.c_str(), m->writable ? NC_WRITE : NC_NOWRITE, MPI_INFO_NULL, &h);
+            REAL(ncmpi_open)(MPI_COMM_SELF, part.path.c_str(), m.writable ? NC_WRITE : NC_NOWRITE, MPI_INFO_NULL, &h);
         if (e == NC_NOERR)
           e = REAL(ncmpi_begin_indep_data)(h);
         if (e != NC_NOERR)
           return e;
-        it = m->selfNcid.emplace(sub.part, h).first;
+        it = m.selfNcid.emplace(sub.part, h).first;
       }
       handle = it->second;
-      int e = ncmpi_inq_varid(handle, v->name.c_str(), &pvar);
+      int e = ncmpi_inq_varid(handle, v.name.c_str(), &pvar);
       if (e != NC_NOERR)
         return e;
     }
@@ -650,56 +745,225 @@ int independent(int ncid, int varid, bool write, const MPI_Offset *start, const 
     tmp.resize(size_t(n) * esize);
     std::vector<MPI_Offset> st(sub.start.begin(), sub.start.end()), cnt(sub.count.begin(), sub.count.end()),
         str(op.stride.begin(), op.stride.end());
-    if (write) {
-      sio::part::packSlab(buf, tmp.data(), op.count, v->dim, sub.first, sub.num, esize);
-      err = REAL(ncmpi_put_vars)(handle, pvar, st.data(), cnt.data(), str.data(), tmp.data(), n, kTypes[type]);
+    int err;
+    if (op.write) {
+      sio::part::packSlab(op.buf, tmp.data(), op.count, v.dim, sub.first, sub.num, esize);
+      err = REAL(ncmpi_put_vars)(handle, pvar, st.data(), cnt.data(), str.data(), tmp.data(), n, kTypes[op.type]);
     } else {
-      err = REAL(ncmpi_get_vars)(handle, pvar, st.data(), cnt.data(), str.data(), tmp.data(), n, kTypes[type]);
+      err = REAL(ncmpi_get_vars)(handle, pvar, st.data(), cnt.data(), str.data(), tmp.data(), n, kTypes[op.type]);
       if (err == NC_NOERR)
-        sio::part::unpackSlab(tmp.data(), const_cast<void *>(buf), op.count, v->dim, sub.first, sub.num, esize);
+        sio::part::unpackSlab(tmp.data(), op.buf, op.count, v.dim, sub.first, sub.num, esize);
     }
+    if (err != NC_NOERR)
+      return err;
+  }
+  if (op.mapped)
+    sio::part::mappedCopy(op.buf, op.mapped, op.count, op.imap, esize, true);
+  return NC_NOERR;
+}
+
+int independent(const char *fn, Master &m, const std::vector<Piece> &pieces) {
+  if (!m.indep)
+    return NC_ENOTINDEP; // as PnetCDF: an independent form in collective data mode
+  for (auto &[v, a] : pieces) {
+    if (v->record)
+      return refuse(fn, *v, NC_ENOTSUPPORT, "independent access to a partitioned record variable");
+    Op op;
+    int err = prepare(fn, m, *v, a, false, op);
+    if (err == NC_NOERR)
+      err = runIndependent(m, op);
     if (err != NC_NOERR)
       return err;
   }
   return NC_NOERR;
 }
 
-int collective(int ncid, int varid, bool write, const MPI_Offset *start, const MPI_Offset *count,
-               const MPI_Offset *stride, const void *buf, int type) {
-  Master *m = nullptr;
-  const PVar *v = partitionedVar(ncid, varid, &m);
-  std::vector<Op> ops(1);
-  if (type < 0) {
-    // A derived MPI datatype: still take part in the exchange, with nothing.
-    ops.clear();
-    int e = runOps(*m, ops);
-    return e != NC_NOERR ? e : NC_ENOTSUPPORT;
+/// A collective call: every rank of the master takes part in the exchange,
+/// with the accesses it prepared (none after an error, which all ranks then
+/// return).
+int collective(const char *fn, Master &m, const std::vector<Piece> &pieces, int err = NC_NOERR) {
+  if (m.indep)
+    return NC_EINDEP; // as PnetCDF: a collective form in independent data mode (all ranks are in it)
+  std::vector<Op> ops;
+  for (auto &[v, a] : pieces) {
+    Op op;
+    int e = err == NC_NOERR ? prepare(fn, m, *v, a, false, op) : err;
+    if (e != NC_NOERR) {
+      err = e;
+      ops.clear();
+      continue;
+    }
+    ops.push_back(std::move(op));
   }
-  makeOp(*m, *v, write, start, count, stride, buf, type, ops[0]);
-  return runOps(*m, ops);
+  if (err != NC_NOERR)
+    ops.clear();
+  return runOps(m, ops, nullptr, err);
 }
 
-int nonblocking(int ncid, int varid, bool write, const MPI_Offset *start, const MPI_Offset *count,
-                const MPI_Offset *stride, const void *buf, int type, int *req) {
-  Master *m = nullptr;
-  const PVar *v = partitionedVar(ncid, varid, &m);
-  if (type < 0)
-    return NC_ENOTSUPPORT;
-  Op op;
-  makeOp(*m, *v, write, start, count, stride, buf, type, op);
-  int e = validate(op);
-  if (e != NC_NOERR)
-    return e;
-  op.req = m->nextReq++;
+/// A nonblocking (or buffered) request: checked now, queued under one request
+/// id, transformed by ncmpi_wait_all. A buffered write keeps a copy of the
+/// data, so the buffer is free on return as with bput.
+int nonblocking(const char *fn, Master &m, const std::vector<Piece> &pieces, bool buffered, int *req) {
   if (req)
-    *req = op.req;
-  m->pending.push_back(std::move(op));
+    *req = NC_REQ_NULL;
+  if (buffered) {
+    MPI_Offset size = 0;
+    int e = REAL(ncmpi_inq_buffer_size)(m.ncid, &size); // NC_ENULLABUF without ncmpi_buffer_attach
+    if (e != NC_NOERR)
+      return e;
+  }
+  std::vector<Op> ops(pieces.size());
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    int e = prepare(fn, m, *pieces[i].var, pieces[i].access, buffered, ops[i]);
+    if (e != NC_NOERR)
+      return e;
+  }
+  const int id = m.nextReq++;
+  for (auto &op : ops) {
+    op.req = id;
+    m.pending.push_back(std::move(op));
+  }
+  if (req)
+    *req = id;
   return NC_NOERR;
 }
 
-/// The memory type of a flexible-API call: a predefined type whose element
-/// count matches (bufcount -1 means "as many as the request"), else -1.
-int flexibleType(MPI_Datatype buftype) { return typeIndexOf(buftype); }
+int run(const char *fn, Mode mode, Master &m, const std::vector<Piece> &pieces, int *req = nullptr,
+        int err = NC_NOERR) {
+  switch (mode) {
+  case Mode::Collective:
+    return collective(fn, m, pieces, err);
+  case Mode::Independent:
+    return err != NC_NOERR ? err : independent(fn, m, pieces);
+  case Mode::Nonblocking:
+  case Mode::Buffered:
+    return err != NC_NOERR ? err : nonblocking(fn, m, pieces, mode == Mode::Buffered, req);
+  }
+  return NC_EINVAL;
+}
+
+/// A single-variable call (var, var1, vara, vars, varm) on a partitioned variable.
+int accessOne(const char *fn, Mode mode, int ncid, int varid, const Access &a, int *req = nullptr) {
+  Master *m = nullptr;
+  const PVar *v = partitionedVar(ncid, varid, &m);
+  return run(fn, mode, *m, {{v, a}}, req);
+}
+
+/// The list (varn) forms: num subarrays whose data follow one another in the
+/// buffer; each is one access (a null count: one element, as var1).
+int accessN(const char *fn, Mode mode, int ncid, int varid, int num, MPI_Offset *const *starts,
+            MPI_Offset *const *counts, const Access &a, int *req = nullptr) {
+  Master *m = nullptr;
+  const PVar *v = partitionedVar(ncid, varid, &m);
+  std::vector<Piece> pieces;
+  int err = NC_NOERR, type = memoryType(*v, a);
+  if (num < 0)
+    err = NC_EINVAL;
+  else if (num > 0 && !starts)
+    err = NC_ENULLSTART;
+  else if (type < 0)
+    pieces.push_back({v, a}); // prepare refuses it
+  int64_t total = 0;
+  for (int i = 0; err == NC_NOERR && type >= 0 && i < num; ++i) {
+    if (!starts[i]) {
+      err = NC_ENULLSTART;
+      break;
+    }
+    Access one = a;
+    one.start = starts[i];
+    one.count = counts && counts[i] ? counts[i] : kVar1;
+    one.buf = static_cast<const char *>(a.buf) + total * kTypeSize[type];
+    one.type = type;
+    pieces.push_back({v, one});
+    int64_t n = 1;
+    for (size_t d = 0; one.count != kVar1 && d < v->len.size(); ++d)
+      n *= one.count[d];
+    total += n;
+  }
+  if (err == NC_NOERR && a.type == kFlexible && a.buftype != MPI_DATATYPE_NULL && a.bufcount >= 0 && a.bufcount < total)
+    err = NC_EIOMISMATCH;
+  return run(fn, mode, *m, pieces, req, err);
+}
+
+/// The multi-variable (mput/mget) forms on a partitioned master: the
+/// partitioned variables' accesses go through the transformation, the others
+/// to PnetCDF's own call of the same form with just those (a collective one
+/// on every rank, even with none).
+enum class Multi { Var, Var1, Vara, Vars, Varm };
+
+int realMulti(Multi kind, bool write, bool coll, int ncid, int n, int *ids, MPI_Offset *const *st,
+              MPI_Offset *const *ct, MPI_Offset *const *sd, MPI_Offset *const *im, void **bufs, const MPI_Offset *bc,
+              const MPI_Datatype *bt) {
+#define SIO_M_REAL(put, get, ...)                                                                                      \
+  return write ? (coll ? REAL(put##_all)(ncid, n, ids, __VA_ARGS__) : REAL(put)(ncid, n, ids, __VA_ARGS__))            \
+               : (coll ? REAL(get##_all)(ncid, n, ids, __VA_ARGS__) : REAL(get)(ncid, n, ids, __VA_ARGS__))
+  switch (kind) {
+  case Multi::Var:
+    SIO_M_REAL(ncmpi_mput_var, ncmpi_mget_var, bufs, bc, bt);
+  case Multi::Var1:
+    SIO_M_REAL(ncmpi_mput_var1, ncmpi_mget_var1, st, bufs, bc, bt);
+  case Multi::Vara:
+    SIO_M_REAL(ncmpi_mput_vara, ncmpi_mget_vara, st, ct, bufs, bc, bt);
+  case Multi::Vars:
+    SIO_M_REAL(ncmpi_mput_vars, ncmpi_mget_vars, st, ct, sd, bufs, bc, bt);
+  case Multi::Varm:
+    SIO_M_REAL(ncmpi_mput_varm, ncmpi_mget_varm, st, ct, sd, im, bufs, bc, bt);
+  }
+#undef SIO_M_REAL
+  return NC_EINVAL;
+}
+
+int multi(const char *fn, Multi kind, bool write, bool coll, int ncid, int nvars, int *varids,
+          MPI_Offset *const *starts, MPI_Offset *const *counts, MPI_Offset *const *strides, MPI_Offset *const *imaps,
+          const void *bufs, const MPI_Offset *bufcounts, const MPI_Datatype *buftypes, int type) {
+  Master *m = masterOf(ncid);
+  auto *bufv = static_cast<void *const *>(bufs);
+  std::vector<int> ids;
+  std::vector<MPI_Offset *> st, ct, sd, im;
+  std::vector<void *> bf;
+  std::vector<MPI_Offset> bc;
+  std::vector<MPI_Datatype> bt;
+  std::vector<Piece> pieces;
+  auto at = [](MPI_Offset *const *list, int i) { return list ? list[i] : nullptr; };
+  for (int i = 0; i < nvars; ++i) {
+    if (const PVar *v = partitionedVar(ncid, varids[i])) {
+      Access a{write,
+               nullptr,
+               nullptr,
+               nullptr,
+               nullptr,
+               bufv[i],
+               type,
+               bufcounts ? bufcounts[i] : -1,
+               buftypes ? buftypes[i] : MPI_DATATYPE_NULL};
+      if (kind != Multi::Var)
+        a.start = at(starts, i), a.count = kind == Multi::Var1 ? kVar1 : at(counts, i);
+      if (kind == Multi::Vars || kind == Multi::Varm)
+        a.stride = at(strides, i);
+      if (kind == Multi::Varm)
+        a.imap = at(imaps, i);
+      pieces.push_back({v, a});
+      continue;
+    }
+    ids.push_back(varids[i]);
+    st.push_back(at(starts, i)), ct.push_back(at(counts, i)), sd.push_back(at(strides, i)), im.push_back(at(imaps, i));
+    bf.push_back(bufv[i]);
+    // The typed forms become the flexible one with the predefined type (bufcount -1, as PnetCDF's typed API does).
+    bc.push_back(type == kFlexible ? bufcounts[i] : -1);
+    bt.push_back(type == kFlexible ? buftypes[i] : kTypes[type]);
+  }
+  int err = NC_NOERR;
+  if (coll || !ids.empty())
+    err = realMulti(kind, write, coll, ncid, int(ids.size()), ids.data(), starts ? st.data() : nullptr,
+                    counts ? ct.data() : nullptr, strides ? sd.data() : nullptr, imaps ? im.data() : nullptr, bf.data(),
+                    bc.data(), bt.data());
+  if (coll || !pieces.empty()) {
+    int e = run(fn, coll ? Mode::Collective : Mode::Independent, *m, pieces);
+    if (err == NC_NOERR)
+      err = e;
+  }
+  return err;
+}
 
 // --- defining and creating the partitioned layout (§III-B) ----------------
 
@@ -729,6 +993,73 @@ int putIntAtt(int ncid, int varid, const char *name, std::vector<int> vals) {
   return ncmpi_put_att_int(ncid, varid, name, NC_INT, MPI_Offset(vals.size()), vals.data());
 }
 
+/// Probes this rank's targets (t mod size == rank), one thread each, and
+/// ends the round early for slow targets (Son et al. 2013 §III-A, with a
+/// deadline): the first target to finish anywhere sets the deadline at
+/// kProbeDeadlineFactor times its time. Within a rank the threads move it
+/// themselves; across ranks each probing rank's main thread sends the time
+/// its first target finished (infinity when none did) to the other probing
+/// ranks and polls for theirs while its threads write. Only the main thread
+/// calls MPI.
+void probeRound(Master &m, const std::vector<std::string> &targets, size_t perTarget,
+                std::vector<sio::part::ProbeResult> &results) {
+  sio::part::ProbeDeadline deadline;
+  std::atomic<double> firstFinish{std::numeric_limits<double>::infinity()};
+  std::atomic<int> done{0};
+  std::vector<std::thread> probes;
+  for (size_t t = size_t(m.rank); t < targets.size(); t += size_t(m.size))
+    probes.emplace_back([&, t] {
+      results[t] = sio::part::probeDirectory(targets[t], perTarget, &deadline);
+      if (results[t].error.empty() && !results[t].stopped) {
+        double at = deadline.elapsed();
+        double cur = firstFinish.load();
+        while (at < cur && !firstFinish.compare_exchange_weak(cur, at)) {
+        }
+        deadline.limit(sio::part::kProbeDeadlineFactor * at);
+      }
+      ++done;
+    });
+  const int mine = int(probes.size());
+  const int probers = int(std::min<size_t>(targets.size(), size_t(m.size)));
+  if (m.rank < probers && probers > 1) {
+    std::vector<double> theirs(size_t(probers), 0.0);
+    std::vector<MPI_Request> recvs, sends;
+    for (int r = 0; r < probers; ++r)
+      if (r != m.rank) {
+        recvs.emplace_back();
+        MPI_Irecv(&theirs[size_t(r)], 1, MPI_DOUBLE, r, kTagProbe, m.comm, &recvs.back());
+      }
+    double sent = 0;
+    bool haveSent = false;
+    int received = 0;
+    std::vector<int> idx(recvs.size());
+    while (!haveSent || received < int(recvs.size()) || done.load() < mine) {
+      if (!haveSent && (firstFinish.load() < std::numeric_limits<double>::infinity() || done.load() == mine)) {
+        sent = firstFinish.load();
+        for (int r = 0; r < probers; ++r)
+          if (r != m.rank) {
+            sends.emplace_back();
+            MPI_Isend(&sent, 1, MPI_DOUBLE, r, kTagProbe, m.comm, &sends.back());
+          }
+        haveSent = true;
+      }
+      int n = 0;
+      if (received < int(recvs.size())) {
+        MPI_Testsome(int(recvs.size()), recvs.data(), &n, idx.data(), MPI_STATUSES_IGNORE);
+        received += n == MPI_UNDEFINED ? 0 : n;
+      }
+      for (int r = 0; r < probers; ++r)
+        if (r != m.rank && theirs[size_t(r)] > 0)
+          deadline.limit(sio::part::kProbeDeadlineFactor * theirs[size_t(r)]);
+      if (n <= 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    MPI_Waitall(int(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+  }
+  for (auto &th : probes)
+    th.join();
+}
+
 int createPartitions(Master &m) {
   // The pending data: 1 % of it is probed (Son et al. 2013 §III-A).
   int64_t pendingBytes = 0;
@@ -745,25 +1076,23 @@ int createPartitions(Master &m) {
   if (targets.size() > 1) {
     // Each rank probes the targets t with t % size == rank, all at once (one
     // thread per target, doing POSIX I/O only), so every target is probed
-    // concurrently and the probe takes as long as the slowest target's.
+    // concurrently; a target still writing at kProbeDeadlineFactor times the
+    // first finish anywhere stops early (probeRound), so a slow target does
+    // not set the probe's length.
     size_t perTarget =
         size_t(std::max<int64_t>(int64_t(sio::part::kProbeBlock), pendingBytes / 100 / int64_t(targets.size())));
-    std::vector<double> bw(targets.size(), 0.0);
+    std::vector<double> bw(targets.size(), 0.0), written(targets.size(), 0.0);
     std::vector<sio::part::ProbeResult> results(targets.size());
+    MPI_Barrier(m.comm);
     double t0 = MPI_Wtime();
-    {
-      std::vector<std::thread> probes;
-      for (size_t t = size_t(m.rank); t < targets.size(); t += size_t(m.size))
-        probes.emplace_back([&, t] { results[t] = sio::part::probeDirectory(targets[t], perTarget); });
-      for (auto &th : probes)
-        th.join();
-    }
+    probeRound(m, targets, perTarget, results);
     for (size_t t = size_t(m.rank); t < targets.size(); t += size_t(m.size)) {
       if (!results[t].error.empty())
         std::fprintf(stderr, "sio-pnetcdf: warning: %s (target left out)\n", results[t].error.c_str());
       bw[t] = results[t].bytesPerSecond;
-      perTarget = results[t].bytes ? results[t].bytes : perTarget;
+      written[t] = double(results[t].bytes);
     }
+    MPI_Allreduce(MPI_IN_PLACE, written.data(), int(written.size()), MPI_DOUBLE, MPI_MAX, m.comm);
     MPI_Allreduce(MPI_IN_PLACE, bw.data(), int(bw.size()), MPI_DOUBLE, MPI_MAX, m.comm);
     double probeTime = MPI_Wtime() - t0;
     MPI_Allreduce(MPI_IN_PLACE, &probeTime, 1, MPI_DOUBLE, MPI_MAX, m.comm);
@@ -776,11 +1105,16 @@ int createPartitions(Master &m) {
     for (size_t i = 0; i < sel.order.size(); ++i) {
       size_t t = sel.order[i];
       line += "\n  " + targets[t] + " " + std::to_string(bw[t] / 1e6) + " MB/s slope " +
-              std::to_string(sel.slope[i] * 100) + "%" + (i < sel.count ? " selected" : " left out");
+              std::to_string(sel.slope[i] * 100) + "%" + (i < sel.count ? " selected" : " left out") +
+              (written[t] < double(perTarget)
+                   ? " (stopped at the deadline after " + std::to_string(int64_t(written[t])) + " bytes)"
+                   : "");
     }
     report(m, line);
   }
-  m.k = m.hints.numPartitions > 0 ? m.hints.numPartitions : int(chosen.size());
+  // Partition p goes to the (p mod S)-th selected target in the listed order;
+  // by default K = min(S, ranks), the first K selected targets.
+  m.k = m.hints.numPartitions > 0 ? m.hints.numPartitions : sio::part::defaultPartitionCount(chosen.size(), m.size);
   std::vector<std::string> paths(m.k);
   for (int p = 0; p < m.k; ++p) {
     const std::string &dir = targets[chosen[size_t(p) % chosen.size()]];
@@ -1214,27 +1548,32 @@ int ncmpi_wait_all(int ncid, int num, int *reqs, int *statuses) {
   Master *m = masterOf(ncid);
   if (!m || !m->partitioned)
     return REAL(ncmpi_wait_all)(ncid, num, reqs, statuses);
-  // Ours are transformed collectively; PnetCDF's own (on master variables) go to PnetCDF.
+  // Ours are transformed collectively (a request of a list form is several
+  // operations); PnetCDF's own (on master variables) go to PnetCDF.
   std::vector<Op> ops;
-  std::vector<int> realReqs, realPos, ourPos;
+  std::vector<int> realReqs, realPos, opPos; // opPos: the reqs[] index of each operation
   if (num == NC_REQ_ALL) {
     ops = std::move(m->pending);
     m->pending.clear();
   } else {
     for (int i = 0; i < num; ++i) {
-      if (reqs[i] >= kReqBase) {
-        auto it = std::find_if(m->pending.begin(), m->pending.end(), [&](const Op &o) { return o.req == reqs[i]; });
-        if (it != m->pending.end()) {
-          ops.push_back(std::move(*it));
-          m->pending.erase(it);
-          ourPos.push_back(i);
-        } else if (statuses) {
-          statuses[i] = NC_EINVAL_REQUEST;
-        }
-      } else {
+      if (reqs[i] < kReqBase) {
         realReqs.push_back(reqs[i]);
         realPos.push_back(i);
+        continue;
       }
+      size_t before = ops.size();
+      for (auto it = m->pending.begin(); it != m->pending.end();) {
+        if (it->req != reqs[i]) {
+          ++it;
+          continue;
+        }
+        ops.push_back(std::move(*it));
+        opPos.push_back(i);
+        it = m->pending.erase(it);
+      }
+      if (statuses)
+        statuses[i] = ops.size() == before ? NC_EINVAL_REQUEST : NC_NOERR;
     }
   }
   std::vector<int> realSt(realReqs.size());
@@ -1248,24 +1587,80 @@ int ncmpi_wait_all(int ncid, int num, int *reqs, int *statuses) {
       if (statuses)
         statuses[realPos[i]] = realSt[i];
     }
-    for (size_t i = 0; i < ourPos.size(); ++i) {
-      reqs[ourPos[i]] = NC_REQ_NULL;
-      if (statuses)
-        statuses[ourPos[i]] = st[i] != NC_NOERR ? st[i] : e;
+    for (size_t i = 0; i < opPos.size(); ++i) {
+      reqs[opPos[i]] = NC_REQ_NULL;
+      if (statuses && statuses[opPos[i]] == NC_NOERR)
+        statuses[opPos[i]] = st[i] != NC_NOERR ? st[i] : e;
     }
   }
   return err != NC_NOERR ? err : e;
 }
 
+/// ncmpi_wait is independent: in independent data mode a rank completes its
+/// own requests on partitioned variables itself, as the independent forms do.
 int ncmpi_wait(int ncid, int num, int *reqs, int *statuses) {
   Master *m = masterOf(ncid);
-  if (m && m->partitioned)
-    for (int i = 0; num != NC_REQ_ALL && i < num; ++i)
-      if (reqs[i] >= kReqBase)
-        return NC_ENOTSUPPORT; // the transformation is collective: use ncmpi_wait_all
-  if (m && m->partitioned && num == NC_REQ_ALL && !m->pending.empty())
+  bool ours = false;
+  for (int i = 0; m && m->partitioned && num != NC_REQ_ALL && i < num; ++i)
+    ours |= reqs[i] >= kReqBase;
+  if (m && m->partitioned && num == NC_REQ_ALL)
+    ours = !m->pending.empty();
+  if (!ours)
+    return REAL(ncmpi_wait)(ncid, num, reqs, statuses);
+  if (!m->indep) {
+    std::fprintf(stderr,
+                 "sio-pnetcdf: error: ncmpi_wait on requests of partitioned variables in collective data "
+                 "mode: use ncmpi_wait_all, or ncmpi_begin_indep_data first (%s)\n",
+                 ncmpi_strerror(NC_ENOTSUPPORT));
     return NC_ENOTSUPPORT;
-  return REAL(ncmpi_wait)(ncid, num, reqs, statuses);
+  }
+  int err = NC_NOERR;
+  auto complete = [&](int id) {
+    int status = NC_EINVAL_REQUEST;
+    for (auto it = m->pending.begin(); it != m->pending.end();) {
+      if (it->req != id) {
+        ++it;
+        continue;
+      }
+      int e = it->var->record ? refuse("ncmpi_wait", *it->var, NC_ENOTSUPPORT,
+                                       "independent access to a partitioned record variable")
+                              : runIndependent(*m, *it);
+      status = status == NC_EINVAL_REQUEST || status == NC_NOERR ? e : status;
+      it = m->pending.erase(it);
+    }
+    return status;
+  };
+  if (num == NC_REQ_ALL) {
+    std::vector<int> ids;
+    for (auto &op : m->pending)
+      if (ids.empty() || ids.back() != op.req)
+        ids.push_back(op.req);
+    for (int id : ids)
+      if (int e = complete(id); e != NC_NOERR && err == NC_NOERR)
+        err = e;
+    int e = REAL(ncmpi_wait)(ncid, NC_REQ_ALL, nullptr, nullptr);
+    return err != NC_NOERR ? err : e;
+  }
+  std::vector<int> realReqs, realPos;
+  for (int i = 0; i < num; ++i) {
+    if (reqs[i] < kReqBase) {
+      realReqs.push_back(reqs[i]);
+      realPos.push_back(i);
+      continue;
+    }
+    int s = complete(reqs[i]);
+    if (statuses)
+      statuses[i] = s;
+    reqs[i] = NC_REQ_NULL;
+  }
+  std::vector<int> st(realReqs.size());
+  int e = REAL(ncmpi_wait)(ncid, int(realReqs.size()), realReqs.data(), st.data());
+  for (size_t i = 0; i < realPos.size(); ++i) {
+    reqs[realPos[i]] = NC_REQ_NULL;
+    if (statuses)
+      statuses[realPos[i]] = st[i];
+  }
+  return err != NC_NOERR ? err : e;
 }
 
 int ncmpi_cancel(int ncid, int num, int *reqs, int *statuses) {
@@ -1299,472 +1694,250 @@ int ncmpi_cancel(int ncid, int num, int *reqs, int *statuses) {
 }
 
 // --- data access -------------------------------------------------------------
-// Supported on partitioned variables: collective vara, vars, var, var1 (typed
-// and flexible with a predefined MPI datatype), and their nonblocking iput/iget
-// forms completed by ncmpi_wait_all.
+// Every put/get form of PnetCDF 1.12.3 that names a variable is interposed.
+// On a variable that is not partitioned it goes to PnetCDF unchanged; on a
+// partitioned one it becomes a list of accesses (one for the var, var1, vara,
+// vars and varm forms, one per subarray for varn, one per partitioned
+// variable for the mput/mget forms) run by the helper of its kind:
+// collective, independent, nonblocking or buffered. Only vard (an MPI
+// filetype over the file layout) and derived MPI buffer types are refused.
 
 #define SIO_PART_GUARD(ncid, varid, call)                                                                              \
   if (!partitionedVar(ncid, varid))                                                                                    \
     return call;
 
-#define SIO_PNC_TYPE(T, C, M)                                                                                          \
-  int ncmpi_put_vara_##T##_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const C *op) {   \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vara_##T##_all)(ncid, varid, start, count, op))                         \
-    return collective(ncid, varid, true, start, count, nullptr, op, kType_##T);                                        \
+// The index arguments of each single-variable form: parameters, the same as
+// arguments, and as Access fields (start, count, stride, imap).
+#define SIO_IDX_PARAMS_var
+#define SIO_IDX_PARAMS_var1 const MPI_Offset *start,
+#define SIO_IDX_PARAMS_vara const MPI_Offset *start, const MPI_Offset *count,
+#define SIO_IDX_PARAMS_vars const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
+#define SIO_IDX_PARAMS_varm                                                                                            \
+  const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride, const MPI_Offset *imap,
+#define SIO_IDX_ARGS_var
+#define SIO_IDX_ARGS_var1 start,
+#define SIO_IDX_ARGS_vara start, count,
+#define SIO_IDX_ARGS_vars start, count, stride,
+#define SIO_IDX_ARGS_varm start, count, stride, imap,
+#define SIO_IDX_ACCESS_var nullptr, nullptr, nullptr, nullptr
+#define SIO_IDX_ACCESS_var1 start, kVar1, nullptr, nullptr
+#define SIO_IDX_ACCESS_vara start, count, nullptr, nullptr
+#define SIO_IDX_ACCESS_vars start, count, stride, nullptr
+#define SIO_IDX_ACCESS_varm start, count, stride, imap
+
+// Typed single-variable forms of kind K: put/get, collective (_all) and
+// independent; iput/iget (nonblocking) and bput (buffered).
+#define SIO_TYPED(K, T, C)                                                                                             \
+  int ncmpi_put_##K##_##T##_all(int ncid, int varid, SIO_IDX_PARAMS_##K const C *op) {                                 \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_##K##_##T##_all)(ncid, varid, SIO_IDX_ARGS_##K op))                     \
+    return accessOne(__func__, Mode::Collective, ncid, varid, {true, SIO_IDX_ACCESS_##K, op, kType_##T});              \
   }                                                                                                                    \
-  int ncmpi_get_vara_##T##_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, C *ip) {         \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vara_##T##_all)(ncid, varid, start, count, ip))                         \
-    return collective(ncid, varid, false, start, count, nullptr, ip, kType_##T);                                       \
+  int ncmpi_get_##K##_##T##_all(int ncid, int varid, SIO_IDX_PARAMS_##K C *ip) {                                       \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_##K##_##T##_all)(ncid, varid, SIO_IDX_ARGS_##K ip))                     \
+    return accessOne(__func__, Mode::Collective, ncid, varid, {false, SIO_IDX_ACCESS_##K, ip, kType_##T});             \
   }                                                                                                                    \
-  int ncmpi_put_vars_##T##_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                  \
-                               const MPI_Offset *stride, const C *op) {                                                \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vars_##T##_all)(ncid, varid, start, count, stride, op))                 \
-    return collective(ncid, varid, true, start, count, stride, op, kType_##T);                                         \
+  int ncmpi_put_##K##_##T(int ncid, int varid, SIO_IDX_PARAMS_##K const C *op) {                                       \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_##K##_##T)(ncid, varid, SIO_IDX_ARGS_##K op))                           \
+    return accessOne(__func__, Mode::Independent, ncid, varid, {true, SIO_IDX_ACCESS_##K, op, kType_##T});             \
   }                                                                                                                    \
-  int ncmpi_get_vars_##T##_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                  \
-                               const MPI_Offset *stride, C *ip) {                                                      \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vars_##T##_all)(ncid, varid, start, count, stride, ip))                 \
-    return collective(ncid, varid, false, start, count, stride, ip, kType_##T);                                        \
+  int ncmpi_get_##K##_##T(int ncid, int varid, SIO_IDX_PARAMS_##K C *ip) {                                             \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_##K##_##T)(ncid, varid, SIO_IDX_ARGS_##K ip))                           \
+    return accessOne(__func__, Mode::Independent, ncid, varid, {false, SIO_IDX_ACCESS_##K, ip, kType_##T});            \
   }                                                                                                                    \
-  int ncmpi_put_var_##T##_all(int ncid, int varid, const C *op) {                                                      \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var_##T##_all)(ncid, varid, op))                                        \
-    return collective(ncid, varid, true, nullptr, nullptr, nullptr, op, kType_##T);                                    \
+  int ncmpi_iput_##K##_##T(int ncid, int varid, SIO_IDX_PARAMS_##K const C *op, int *req) {                            \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_##K##_##T)(ncid, varid, SIO_IDX_ARGS_##K op, req))                     \
+    return accessOne(__func__, Mode::Nonblocking, ncid, varid, {true, SIO_IDX_ACCESS_##K, op, kType_##T}, req);        \
   }                                                                                                                    \
-  int ncmpi_get_var_##T##_all(int ncid, int varid, C *ip) {                                                            \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var_##T##_all)(ncid, varid, ip))                                        \
-    return collective(ncid, varid, false, nullptr, nullptr, nullptr, ip, kType_##T);                                   \
+  int ncmpi_iget_##K##_##T(int ncid, int varid, SIO_IDX_PARAMS_##K C *ip, int *req) {                                  \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_##K##_##T)(ncid, varid, SIO_IDX_ARGS_##K ip, req))                     \
+    return accessOne(__func__, Mode::Nonblocking, ncid, varid, {false, SIO_IDX_ACCESS_##K, ip, kType_##T}, req);       \
   }                                                                                                                    \
-  int ncmpi_put_var1_##T##_all(int ncid, int varid, const MPI_Offset *start, const C *op) {                            \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var1_##T##_all)(ncid, varid, start, op))                                \
-    return collective(ncid, varid, true, start, kVar1, nullptr, op, kType_##T);                                        \
-  }                                                                                                                    \
-  int ncmpi_get_var1_##T##_all(int ncid, int varid, const MPI_Offset *start, C *ip) {                                  \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var1_##T##_all)(ncid, varid, start, ip))                                \
-    return collective(ncid, varid, false, start, kVar1, nullptr, ip, kType_##T);                                       \
-  }                                                                                                                    \
-  int ncmpi_iput_vara_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const C *op,          \
-                          int *req) {                                                                                  \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_vara_##T)(ncid, varid, start, count, op, req))                         \
-    return nonblocking(ncid, varid, true, start, count, nullptr, op, kType_##T, req);                                  \
-  }                                                                                                                    \
-  int ncmpi_iget_vara_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, C *ip, int *req) {    \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_vara_##T)(ncid, varid, start, count, ip, req))                         \
-    return nonblocking(ncid, varid, false, start, count, nullptr, ip, kType_##T, req);                                 \
-  }                                                                                                                    \
-  int ncmpi_iput_vars_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                       \
-                          const MPI_Offset *stride, const C *op, int *req) {                                           \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_vars_##T)(ncid, varid, start, count, stride, op, req))                 \
-    return nonblocking(ncid, varid, true, start, count, stride, op, kType_##T, req);                                   \
-  }                                                                                                                    \
-  int ncmpi_iget_vars_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                       \
-                          const MPI_Offset *stride, C *ip, int *req) {                                                 \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_vars_##T)(ncid, varid, start, count, stride, ip, req))                 \
-    return nonblocking(ncid, varid, false, start, count, stride, ip, kType_##T, req);                                  \
-  }                                                                                                                    \
-  /* Independent mode: each rank reads or writes the partitions itself. */                                             \
-  int ncmpi_put_vara_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const C *op) {         \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vara_##T)(ncid, varid, start, count, op))                               \
-    return independent(ncid, varid, true, start, count, nullptr, op, kType_##T);                                       \
-  }                                                                                                                    \
-  int ncmpi_get_vara_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, C *ip) {               \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vara_##T)(ncid, varid, start, count, ip))                               \
-    return independent(ncid, varid, false, start, count, nullptr, ip, kType_##T);                                      \
-  }                                                                                                                    \
-  int ncmpi_put_vars_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                        \
-                         const MPI_Offset *stride, const C *op) {                                                      \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vars_##T)(ncid, varid, start, count, stride, op))                       \
-    return independent(ncid, varid, true, start, count, stride, op, kType_##T);                                        \
-  }                                                                                                                    \
-  int ncmpi_get_vars_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                        \
-                         const MPI_Offset *stride, C *ip) {                                                            \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vars_##T)(ncid, varid, start, count, stride, ip))                       \
-    return independent(ncid, varid, false, start, count, stride, ip, kType_##T);                                       \
-  }                                                                                                                    \
-  int ncmpi_put_var_##T(int ncid, int varid, const C *op) {                                                            \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var_##T)(ncid, varid, op))                                              \
-    return independent(ncid, varid, true, nullptr, nullptr, nullptr, op, kType_##T);                                   \
-  }                                                                                                                    \
-  int ncmpi_get_var_##T(int ncid, int varid, C *ip) {                                                                  \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var_##T)(ncid, varid, ip))                                              \
-    return independent(ncid, varid, false, nullptr, nullptr, nullptr, ip, kType_##T);                                  \
-  }                                                                                                                    \
-  int ncmpi_put_var1_##T(int ncid, int varid, const MPI_Offset *start, const C *op) {                                  \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var1_##T)(ncid, varid, start, op))                                      \
-    return independent(ncid, varid, true, start, kVar1, nullptr, op, kType_##T);                                       \
-  }                                                                                                                    \
-  int ncmpi_get_var1_##T(int ncid, int varid, const MPI_Offset *start, C *ip) {                                        \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var1_##T)(ncid, varid, start, ip))                                      \
-    return independent(ncid, varid, false, start, kVar1, nullptr, ip, kType_##T);                                      \
-  }                                                                                                                    \
-  /* Mapped (varm), list (varn) and buffered (bput) forms: not transformed. */                                         \
-  int ncmpi_put_varm_##T##_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                  \
-                               const MPI_Offset *stride, const MPI_Offset *imap, const C *op) {                        \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varm_##T##_all)(ncid, varid, start, count, stride, imap, op))           \
-    return NC_ENOTSUPPORT;                                                                                             \
-  }                                                                                                                    \
-  int ncmpi_get_varm_##T##_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                  \
-                               const MPI_Offset *stride, const MPI_Offset *imap, C *ip) {                              \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varm_##T##_all)(ncid, varid, start, count, stride, imap, ip))           \
-    return NC_ENOTSUPPORT;                                                                                             \
-  }                                                                                                                    \
-  int ncmpi_put_varm_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                        \
-                         const MPI_Offset *stride, const MPI_Offset *imap, const C *op) {                              \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varm_##T)(ncid, varid, start, count, stride, imap, op))                 \
-    return NC_ENOTSUPPORT;                                                                                             \
-  }                                                                                                                    \
-  int ncmpi_get_varm_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                        \
-                         const MPI_Offset *stride, const MPI_Offset *imap, C *ip) {                                    \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varm_##T)(ncid, varid, start, count, stride, imap, ip))                 \
-    return NC_ENOTSUPPORT;                                                                                             \
-  }                                                                                                                    \
-  int ncmpi_put_varn_##T##_all(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,     \
-                               const C *op) {                                                                          \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varn_##T##_all)(ncid, varid, num, starts, counts, op))                  \
-    return NC_ENOTSUPPORT;                                                                                             \
-  }                                                                                                                    \
-  int ncmpi_get_varn_##T##_all(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,     \
-                               C *ip) {                                                                                \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varn_##T##_all)(ncid, varid, num, starts, counts, ip))                  \
-    return NC_ENOTSUPPORT;                                                                                             \
-  }                                                                                                                    \
-  int ncmpi_bput_vara_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const C *op,          \
-                          int *req) {                                                                                  \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_vara_##T)(ncid, varid, start, count, op, req))                         \
-    return NC_ENOTSUPPORT;                                                                                             \
-  }                                                                                                                    \
-  int ncmpi_bput_vars_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                       \
-                          const MPI_Offset *stride, const C *op, int *req) {                                           \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_vars_##T)(ncid, varid, start, count, stride, op, req))                 \
-    return NC_ENOTSUPPORT;                                                                                             \
+  int ncmpi_bput_##K##_##T(int ncid, int varid, SIO_IDX_PARAMS_##K const C *op, int *req) {                            \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_##K##_##T)(ncid, varid, SIO_IDX_ARGS_##K op, req))                     \
+    return accessOne(__func__, Mode::Buffered, ncid, varid, {true, SIO_IDX_ACCESS_##K, op, kType_##T}, req);           \
   }
+
+// The same in the flexible API (buffer, bufcount, MPI datatype).
+#define SIO_FLEX_BUF const void *op, MPI_Offset bufcount, MPI_Datatype buftype
+#define SIO_FLEX(K)                                                                                                    \
+  int ncmpi_put_##K##_all(int ncid, int varid, SIO_IDX_PARAMS_##K SIO_FLEX_BUF) {                                      \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_##K##_all)(ncid, varid, SIO_IDX_ARGS_##K op, bufcount, buftype))        \
+    return accessOne(__func__, Mode::Collective, ncid, varid,                                                          \
+                     {true, SIO_IDX_ACCESS_##K, op, kFlexible, bufcount, buftype});                                    \
+  }                                                                                                                    \
+  int ncmpi_get_##K##_all(int ncid, int varid, SIO_IDX_PARAMS_##K void *ip, MPI_Offset bufcount,                       \
+                          MPI_Datatype buftype) {                                                                      \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_##K##_all)(ncid, varid, SIO_IDX_ARGS_##K ip, bufcount, buftype))        \
+    return accessOne(__func__, Mode::Collective, ncid, varid,                                                          \
+                     {false, SIO_IDX_ACCESS_##K, ip, kFlexible, bufcount, buftype});                                   \
+  }                                                                                                                    \
+  int ncmpi_put_##K(int ncid, int varid, SIO_IDX_PARAMS_##K SIO_FLEX_BUF) {                                            \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_##K)(ncid, varid, SIO_IDX_ARGS_##K op, bufcount, buftype))              \
+    return accessOne(__func__, Mode::Independent, ncid, varid,                                                         \
+                     {true, SIO_IDX_ACCESS_##K, op, kFlexible, bufcount, buftype});                                    \
+  }                                                                                                                    \
+  int ncmpi_get_##K(int ncid, int varid, SIO_IDX_PARAMS_##K void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {     \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_##K)(ncid, varid, SIO_IDX_ARGS_##K ip, bufcount, buftype))              \
+    return accessOne(__func__, Mode::Independent, ncid, varid,                                                         \
+                     {false, SIO_IDX_ACCESS_##K, ip, kFlexible, bufcount, buftype});                                   \
+  }                                                                                                                    \
+  int ncmpi_iput_##K(int ncid, int varid, SIO_IDX_PARAMS_##K SIO_FLEX_BUF, int *req) {                                 \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_##K)(ncid, varid, SIO_IDX_ARGS_##K op, bufcount, buftype, req))        \
+    return accessOne(__func__, Mode::Nonblocking, ncid, varid,                                                         \
+                     {true, SIO_IDX_ACCESS_##K, op, kFlexible, bufcount, buftype}, req);                               \
+  }                                                                                                                    \
+  int ncmpi_iget_##K(int ncid, int varid, SIO_IDX_PARAMS_##K void *ip, MPI_Offset bufcount, MPI_Datatype buftype,      \
+                     int *req) {                                                                                       \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_##K)(ncid, varid, SIO_IDX_ARGS_##K ip, bufcount, buftype, req))        \
+    return accessOne(__func__, Mode::Nonblocking, ncid, varid,                                                         \
+                     {false, SIO_IDX_ACCESS_##K, ip, kFlexible, bufcount, buftype}, req);                              \
+  }                                                                                                                    \
+  int ncmpi_bput_##K(int ncid, int varid, SIO_IDX_PARAMS_##K SIO_FLEX_BUF, int *req) {                                 \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_##K)(ncid, varid, SIO_IDX_ARGS_##K op, bufcount, buftype, req))        \
+    return accessOne(__func__, Mode::Buffered, ncid, varid,                                                            \
+                     {true, SIO_IDX_ACCESS_##K, op, kFlexible, bufcount, buftype}, req);                               \
+  }
+
+// The list forms (varn), typed and flexible.
+#define SIO_VARN_PARAMS int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts
+#define SIO_PNC_TYPE(T, C, M)                                                                                          \
+  SIO_TYPED(var, T, C)                                                                                                 \
+  SIO_TYPED(var1, T, C)                                                                                                \
+  SIO_TYPED(vara, T, C)                                                                                                \
+  SIO_TYPED(vars, T, C)                                                                                                \
+  SIO_TYPED(varm, T, C)                                                                                                \
+  int ncmpi_put_varn_##T##_all(SIO_VARN_PARAMS, const C *buf) {                                                        \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varn_##T##_all)(ncid, varid, num, starts, counts, buf))                 \
+    return accessN(__func__, Mode::Collective, ncid, varid, num, starts, counts, {true, SIO_NO_IDX, buf, kType_##T});  \
+  }                                                                                                                    \
+  int ncmpi_get_varn_##T##_all(SIO_VARN_PARAMS, C *buf) {                                                              \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varn_##T##_all)(ncid, varid, num, starts, counts, buf))                 \
+    return accessN(__func__, Mode::Collective, ncid, varid, num, starts, counts, {false, SIO_NO_IDX, buf, kType_##T}); \
+  }                                                                                                                    \
+  int ncmpi_put_varn_##T(SIO_VARN_PARAMS, const C *buf) {                                                              \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varn_##T)(ncid, varid, num, starts, counts, buf))                       \
+    return accessN(__func__, Mode::Independent, ncid, varid, num, starts, counts, {true, SIO_NO_IDX, buf, kType_##T}); \
+  }                                                                                                                    \
+  int ncmpi_get_varn_##T(SIO_VARN_PARAMS, C *buf) {                                                                    \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varn_##T)(ncid, varid, num, starts, counts, buf))                       \
+    return accessN(__func__, Mode::Independent, ncid, varid, num, starts, counts,                                      \
+                   {false, SIO_NO_IDX, buf, kType_##T});                                                               \
+  }                                                                                                                    \
+  int ncmpi_iput_varn_##T(SIO_VARN_PARAMS, const C *buf, int *req) {                                                   \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_varn_##T)(ncid, varid, num, starts, counts, buf, req))                 \
+    return accessN(__func__, Mode::Nonblocking, ncid, varid, num, starts, counts, {true, SIO_NO_IDX, buf, kType_##T},  \
+                   req);                                                                                               \
+  }                                                                                                                    \
+  int ncmpi_iget_varn_##T(SIO_VARN_PARAMS, C *buf, int *req) {                                                         \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_varn_##T)(ncid, varid, num, starts, counts, buf, req))                 \
+    return accessN(__func__, Mode::Nonblocking, ncid, varid, num, starts, counts, {false, SIO_NO_IDX, buf, kType_##T}, \
+                   req);                                                                                               \
+  }                                                                                                                    \
+  int ncmpi_bput_varn_##T(SIO_VARN_PARAMS, const C *buf, int *req) {                                                   \
+    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_varn_##T)(ncid, varid, num, starts, counts, buf, req))                 \
+    return accessN(__func__, Mode::Buffered, ncid, varid, num, starts, counts, {true, SIO_NO_IDX, buf, kType_##T},     \
+                   req);                                                                                               \
+  }
+#define SIO_NO_IDX nullptr, nullptr, nullptr, nullptr
 #include "Types.def"
 
-// The flexible API (buffer + count + MPI datatype).
-int ncmpi_put_vara_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const void *op,
-                       MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vara_all)(ncid, varid, start, count, op, bufcount, buftype))
-  return collective(ncid, varid, true, start, count, nullptr, op, flexibleType(buftype));
-}
-int ncmpi_get_vara_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, void *ip,
-                       MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vara_all)(ncid, varid, start, count, ip, bufcount, buftype))
-  return collective(ncid, varid, false, start, count, nullptr, ip, flexibleType(buftype));
-}
-int ncmpi_put_vars_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
-                       const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vars_all)(ncid, varid, start, count, stride, op, bufcount, buftype))
-  return collective(ncid, varid, true, start, count, stride, op, flexibleType(buftype));
-}
-int ncmpi_get_vars_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
-                       void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vars_all)(ncid, varid, start, count, stride, ip, bufcount, buftype))
-  return collective(ncid, varid, false, start, count, stride, ip, flexibleType(buftype));
-}
-int ncmpi_put_var_all(int ncid, int varid, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var_all)(ncid, varid, op, bufcount, buftype))
-  return collective(ncid, varid, true, nullptr, nullptr, nullptr, op, flexibleType(buftype));
-}
-int ncmpi_get_var_all(int ncid, int varid, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var_all)(ncid, varid, ip, bufcount, buftype))
-  return collective(ncid, varid, false, nullptr, nullptr, nullptr, ip, flexibleType(buftype));
-}
-int ncmpi_iput_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const void *op,
-                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_vara)(ncid, varid, start, count, op, bufcount, buftype, req))
-  return nonblocking(ncid, varid, true, start, count, nullptr, op, flexibleType(buftype), req);
-}
-int ncmpi_iget_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, void *ip,
-                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_vara)(ncid, varid, start, count, ip, bufcount, buftype, req))
-  return nonblocking(ncid, varid, false, start, count, nullptr, ip, flexibleType(buftype), req);
-}
-int ncmpi_iput_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
-                    const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_vars)(ncid, varid, start, count, stride, op, bufcount, buftype, req))
-  return nonblocking(ncid, varid, true, start, count, stride, op, flexibleType(buftype), req);
-}
-int ncmpi_iget_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
-                    void *ip, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_vars)(ncid, varid, start, count, stride, ip, bufcount, buftype, req))
-  return nonblocking(ncid, varid, false, start, count, stride, ip, flexibleType(buftype), req);
-}
-int ncmpi_put_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const void *op,
-                   MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vara)(ncid, varid, start, count, op, bufcount, buftype))
-  return independent(ncid, varid, true, start, count, nullptr, op, flexibleType(buftype));
-}
-int ncmpi_get_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, void *ip, MPI_Offset bufcount,
-                   MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vara)(ncid, varid, start, count, ip, bufcount, buftype))
-  return independent(ncid, varid, false, start, count, nullptr, ip, flexibleType(buftype));
-}
-int ncmpi_put_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
-                   const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vars)(ncid, varid, start, count, stride, op, bufcount, buftype))
-  return independent(ncid, varid, true, start, count, stride, op, flexibleType(buftype));
-}
-int ncmpi_get_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
-                   void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vars)(ncid, varid, start, count, stride, ip, bufcount, buftype))
-  return independent(ncid, varid, false, start, count, stride, ip, flexibleType(buftype));
-}
+SIO_FLEX(var)
+SIO_FLEX(var1)
+SIO_FLEX(vara)
+SIO_FLEX(vars)
+SIO_FLEX(varm)
 
-// The remaining typed forms: var and var1 nonblocking (transformed); buffered,
-// mapped and list forms (refused on partitioned variables).
-#define SIO_PNC_TYPE(T, C, M)                                                                                          \
-  int ncmpi_iput_var_##T(int ncid, int varid, const C *op, int *req) {                                                 \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_var_##T)(ncid, varid, op, req))                                        \
-    return nonblocking(ncid, varid, true, nullptr, nullptr, nullptr, op, kType_##T, req);                              \
-  }                                                                                                                    \
-  int ncmpi_iget_var_##T(int ncid, int varid, C *ip, int *req) {                                                       \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_var_##T)(ncid, varid, ip, req))                                        \
-    return nonblocking(ncid, varid, false, nullptr, nullptr, nullptr, ip, kType_##T, req);                             \
-  }                                                                                                                    \
-  int ncmpi_iput_var1_##T(int ncid, int varid, const MPI_Offset *start, const C *op, int *req) {                       \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_var1_##T)(ncid, varid, start, op, req))                                \
-    return nonblocking(ncid, varid, true, start, kVar1, nullptr, op, kType_##T, req);                                  \
-  }                                                                                                                    \
-  int ncmpi_iget_var1_##T(int ncid, int varid, const MPI_Offset *start, C *ip, int *req) {                             \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_var1_##T)(ncid, varid, start, ip, req))                                \
-    return nonblocking(ncid, varid, false, start, kVar1, nullptr, ip, kType_##T, req);                                 \
-  }                                                                                                                    \
-  int ncmpi_bput_var_##T(int ncid, int varid, const C *op, int *req) {                                                 \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_var_##T)(ncid, varid, op, req))                                        \
-    return NC_ENOTSUPPORT;                                                                                             \
-  }                                                                                                                    \
-  int ncmpi_bput_var1_##T(int ncid, int varid, const MPI_Offset *start, const C *op, int *req) {                       \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_var1_##T)(ncid, varid, start, op, req))                                \
-    return NC_ENOTSUPPORT;                                                                                             \
-  }                                                                                                                    \
-  int ncmpi_iput_varm_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                       \
-                          const MPI_Offset *stride, const MPI_Offset *imap, const C *op, int *req) {                   \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_varm_##T)(ncid, varid, start, count, stride, imap, op, req))           \
-    return NC_ENOTSUPPORT;                                                                                             \
-  }                                                                                                                    \
-  int ncmpi_iget_varm_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                       \
-                          const MPI_Offset *stride, const MPI_Offset *imap, C *ip, int *req) {                         \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_varm_##T)(ncid, varid, start, count, stride, imap, ip, req))           \
-    return NC_ENOTSUPPORT;                                                                                             \
-  }                                                                                                                    \
-  int ncmpi_bput_varm_##T(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count,                       \
-                          const MPI_Offset *stride, const MPI_Offset *imap, const C *op, int *req) {                   \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_varm_##T)(ncid, varid, start, count, stride, imap, op, req))           \
-    return NC_ENOTSUPPORT;                                                                                             \
-  }                                                                                                                    \
-  int ncmpi_put_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,           \
-                         const C *op) {                                                                                \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varn_##T)(ncid, varid, num, starts, counts, op))                        \
-    return NC_ENOTSUPPORT;                                                                                             \
-  }                                                                                                                    \
-  int ncmpi_get_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, C *ip) {  \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varn_##T)(ncid, varid, num, starts, counts, ip))                        \
-    return NC_ENOTSUPPORT;                                                                                             \
-  }                                                                                                                    \
-  int ncmpi_iput_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,          \
-                          const C *op, int *req) {                                                                     \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_varn_##T)(ncid, varid, num, starts, counts, op, req))                  \
-    return NC_ENOTSUPPORT;                                                                                             \
-  }                                                                                                                    \
-  int ncmpi_iget_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, C *ip,   \
-                          int *req) {                                                                                  \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_varn_##T)(ncid, varid, num, starts, counts, ip, req))                  \
-    return NC_ENOTSUPPORT;                                                                                             \
-  }                                                                                                                    \
-  int ncmpi_bput_varn_##T(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,          \
-                          const C *op, int *req) {                                                                     \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_varn_##T)(ncid, varid, num, starts, counts, op, req))                  \
-    return NC_ENOTSUPPORT;                                                                                             \
+#define SIO_FLEX_VARN(name, mode, write, bufparam, ...)                                                                \
+  int name(SIO_VARN_PARAMS, bufparam, MPI_Offset bufcount, MPI_Datatype buftype __VA_OPT__(, int *req)) {              \
+    SIO_PART_GUARD(ncid, varid,                                                                                        \
+                   REAL(name)(ncid, varid, num, starts, counts, buf, bufcount, buftype __VA_OPT__(, req)))             \
+    return accessN(__func__, mode, ncid, varid, num, starts, counts,                                                   \
+                   {write, SIO_NO_IDX, buf, kFlexible, bufcount, buftype} __VA_OPT__(, req));                          \
   }
+SIO_FLEX_VARN(ncmpi_put_varn_all, Mode::Collective, true, const void *buf)
+SIO_FLEX_VARN(ncmpi_get_varn_all, Mode::Collective, false, void *buf)
+SIO_FLEX_VARN(ncmpi_put_varn, Mode::Independent, true, const void *buf)
+SIO_FLEX_VARN(ncmpi_get_varn, Mode::Independent, false, void *buf)
+SIO_FLEX_VARN(ncmpi_iput_varn, Mode::Nonblocking, true, const void *buf, req)
+SIO_FLEX_VARN(ncmpi_iget_varn, Mode::Nonblocking, false, void *buf, req)
+SIO_FLEX_VARN(ncmpi_bput_varn, Mode::Buffered, true, const void *buf, req)
+
+// vard: the access is an MPI filetype over the variable's layout in one file,
+// which has no counterpart in the partitions.
+#define SIO_VARD(name, bufparam)                                                                                       \
+  int name(int ncid, int varid, MPI_Datatype filetype, bufparam, MPI_Offset bufcount, MPI_Datatype buftype) {          \
+    Master *m = nullptr;                                                                                               \
+    const PVar *v = partitionedVar(ncid, varid, &m);                                                                   \
+    if (!v)                                                                                                            \
+      return REAL(name)(ncid, varid, filetype, buf, bufcount, buftype);                                                \
+    return refuse(__func__, *v, NC_ENOTSUPPORT, "an MPI filetype describes one file's layout, not the partitions'");   \
+  }
+SIO_VARD(ncmpi_put_vard, const void *buf)
+SIO_VARD(ncmpi_get_vard, void *buf)
+SIO_VARD(ncmpi_put_vard_all, const void *buf)
+SIO_VARD(ncmpi_get_vard_all, void *buf)
+
+// The multi-variable forms (mput/mget of var, var1, vara, vars, varm; typed
+// and flexible; collective and independent).
+#define SIO_MPARAMS_var
+#define SIO_MPARAMS_var1 MPI_Offset *const *starts,
+#define SIO_MPARAMS_vara MPI_Offset *const *starts, MPI_Offset *const *counts,
+#define SIO_MPARAMS_vars MPI_Offset *const *starts, MPI_Offset *const *counts, MPI_Offset *const *strides,
+#define SIO_MPARAMS_varm                                                                                               \
+  MPI_Offset *const *starts, MPI_Offset *const *counts, MPI_Offset *const *strides, MPI_Offset *const *imaps,
+#define SIO_MARGS_var
+#define SIO_MARGS_var1 starts,
+#define SIO_MARGS_vara starts, counts,
+#define SIO_MARGS_vars starts, counts, strides,
+#define SIO_MARGS_varm starts, counts, strides, imaps,
+#define SIO_MIDX_var nullptr, nullptr, nullptr, nullptr
+#define SIO_MIDX_var1 starts, nullptr, nullptr, nullptr
+#define SIO_MIDX_vara starts, counts, nullptr, nullptr
+#define SIO_MIDX_vars starts, counts, strides, nullptr
+#define SIO_MIDX_varm starts, counts, strides, imaps
+
+bool partitionedMaster(int ncid) {
+  Master *m = masterOf(ncid);
+  return m && m->partitioned;
+}
+
+#define SIO_MULTI_ONE(name, K, kind, write, coll, bufparams, bufargs, type, bufcounts, buftypes)                       \
+  int name(int ncid, int nvars, int *varids, SIO_MPARAMS_##K bufparams) {                                              \
+    if (!partitionedMaster(ncid))                                                                                      \
+      return REAL(name)(ncid, nvars, varids, SIO_MARGS_##K bufargs);                                                   \
+    return multi(__func__, kind, write, coll, ncid, nvars, varids, SIO_MIDX_##K, bufs, bufcounts, buftypes, type);     \
+  }
+#define SIO_MULTI_TYPED(K, kind, T, C)                                                                                 \
+  SIO_MULTI_ONE(ncmpi_mput_##K##_##T##_all, K, kind, true, true, C *const *bufs, bufs, kType_##T, nullptr, nullptr)    \
+  SIO_MULTI_ONE(ncmpi_mput_##K##_##T, K, kind, true, false, C *const *bufs, bufs, kType_##T, nullptr, nullptr)         \
+  SIO_MULTI_ONE(ncmpi_mget_##K##_##T##_all, K, kind, false, true, C **bufs, bufs, kType_##T, nullptr, nullptr)         \
+  SIO_MULTI_ONE(ncmpi_mget_##K##_##T, K, kind, false, false, C **bufs, bufs, kType_##T, nullptr, nullptr)
+#define SIO_MULTI_FLEX(K, kind)                                                                                        \
+  SIO_MULTI_ONE(ncmpi_mput_##K##_all, K, kind, true, true,                                                             \
+                void *const *bufs SIO_COMMA const MPI_Offset *bufcounts SIO_COMMA const MPI_Datatype *buftypes,        \
+                bufs SIO_COMMA bufcounts SIO_COMMA buftypes, kFlexible, bufcounts, buftypes)                           \
+  SIO_MULTI_ONE(ncmpi_mput_##K, K, kind, true, false,                                                                  \
+                void *const *bufs SIO_COMMA const MPI_Offset *bufcounts SIO_COMMA const MPI_Datatype *buftypes,        \
+                bufs SIO_COMMA bufcounts SIO_COMMA buftypes, kFlexible, bufcounts, buftypes)                           \
+  SIO_MULTI_ONE(ncmpi_mget_##K##_all, K, kind, false, true,                                                            \
+                void **bufs SIO_COMMA const MPI_Offset *bufcounts SIO_COMMA const MPI_Datatype *buftypes,              \
+                bufs SIO_COMMA bufcounts SIO_COMMA buftypes, kFlexible, bufcounts, buftypes)                           \
+  SIO_MULTI_ONE(ncmpi_mget_##K, K, kind, false, false,                                                                 \
+                void **bufs SIO_COMMA const MPI_Offset *bufcounts SIO_COMMA const MPI_Datatype *buftypes,              \
+                bufs SIO_COMMA bufcounts SIO_COMMA buftypes, kFlexible, bufcounts, buftypes)
+#define SIO_COMMA ,
+
+SIO_MULTI_FLEX(var, Multi::Var)
+SIO_MULTI_FLEX(var1, Multi::Var1)
+SIO_MULTI_FLEX(vara, Multi::Vara)
+SIO_MULTI_FLEX(vars, Multi::Vars)
+SIO_MULTI_FLEX(varm, Multi::Varm)
+#define SIO_PNC_TYPE(T, C, M)                                                                                          \
+  SIO_MULTI_TYPED(var, Multi::Var, T, C)                                                                               \
+  SIO_MULTI_TYPED(var1, Multi::Var1, T, C)                                                                             \
+  SIO_MULTI_TYPED(vara, Multi::Vara, T, C)                                                                             \
+  SIO_MULTI_TYPED(vars, Multi::Vars, T, C)                                                                             \
+  SIO_MULTI_TYPED(varm, Multi::Varm, T, C)
 #include "Types.def"
-
-// The remaining flexible forms.
-int ncmpi_put_var1_all(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount,
-                       MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var1_all)(ncid, varid, start, op, bufcount, buftype))
-  return collective(ncid, varid, true, start, kVar1, nullptr, op, flexibleType(buftype));
-}
-int ncmpi_get_var1_all(int ncid, int varid, const MPI_Offset *start, void *ip, MPI_Offset bufcount,
-                       MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var1_all)(ncid, varid, start, ip, bufcount, buftype))
-  return collective(ncid, varid, false, start, kVar1, nullptr, ip, flexibleType(buftype));
-}
-int ncmpi_put_var1(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount,
-                   MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var1)(ncid, varid, start, op, bufcount, buftype))
-  return independent(ncid, varid, true, start, kVar1, nullptr, op, flexibleType(buftype));
-}
-int ncmpi_get_var1(int ncid, int varid, const MPI_Offset *start, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var1)(ncid, varid, start, ip, bufcount, buftype))
-  return independent(ncid, varid, false, start, kVar1, nullptr, ip, flexibleType(buftype));
-}
-int ncmpi_put_var(int ncid, int varid, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_var)(ncid, varid, op, bufcount, buftype))
-  return independent(ncid, varid, true, nullptr, nullptr, nullptr, op, flexibleType(buftype));
-}
-int ncmpi_get_var(int ncid, int varid, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_var)(ncid, varid, ip, bufcount, buftype))
-  return independent(ncid, varid, false, nullptr, nullptr, nullptr, ip, flexibleType(buftype));
-}
-int ncmpi_iput_var(int ncid, int varid, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_var)(ncid, varid, op, bufcount, buftype, req))
-  return nonblocking(ncid, varid, true, nullptr, nullptr, nullptr, op, flexibleType(buftype), req);
-}
-int ncmpi_iget_var(int ncid, int varid, void *ip, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_var)(ncid, varid, ip, bufcount, buftype, req))
-  return nonblocking(ncid, varid, false, nullptr, nullptr, nullptr, ip, flexibleType(buftype), req);
-}
-int ncmpi_iput_var1(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount,
-                    MPI_Datatype buftype, int *req) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_var1)(ncid, varid, start, op, bufcount, buftype, req))
-  return nonblocking(ncid, varid, true, start, kVar1, nullptr, op, flexibleType(buftype), req);
-}
-int ncmpi_iget_var1(int ncid, int varid, const MPI_Offset *start, void *ip, MPI_Offset bufcount, MPI_Datatype buftype,
-                    int *req) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_var1)(ncid, varid, start, ip, bufcount, buftype, req))
-  return nonblocking(ncid, varid, false, start, kVar1, nullptr, ip, flexibleType(buftype), req);
-}
-int ncmpi_put_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
-                   const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varm)(ncid, varid, start, count, stride, imap, op, bufcount, buftype))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_get_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
-                   const MPI_Offset *imap, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varm)(ncid, varid, start, count, stride, imap, ip, bufcount, buftype))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_put_varm_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
-                       const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varm_all)(ncid, varid, start, count, stride, imap, op, bufcount, buftype))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_get_varm_all(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
-                       const MPI_Offset *imap, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varm_all)(ncid, varid, start, count, stride, imap, ip, bufcount, buftype))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_iput_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
-                    const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
-  SIO_PART_GUARD(ncid, varid,
-                 REAL(ncmpi_iput_varm)(ncid, varid, start, count, stride, imap, op, bufcount, buftype, req))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_iget_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
-                    const MPI_Offset *imap, void *ip, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
-  SIO_PART_GUARD(ncid, varid,
-                 REAL(ncmpi_iget_varm)(ncid, varid, start, count, stride, imap, ip, bufcount, buftype, req))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_bput_varm(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
-                    const MPI_Offset *imap, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
-  SIO_PART_GUARD(ncid, varid,
-                 REAL(ncmpi_bput_varm)(ncid, varid, start, count, stride, imap, op, bufcount, buftype, req))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_put_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, const void *op,
-                   MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varn)(ncid, varid, num, starts, counts, op, bufcount, buftype))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_get_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, void *ip,
-                   MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varn)(ncid, varid, num, starts, counts, ip, bufcount, buftype))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_put_varn_all(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts,
-                       const void *op, MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varn_all)(ncid, varid, num, starts, counts, op, bufcount, buftype))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_get_varn_all(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, void *ip,
-                       MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varn_all)(ncid, varid, num, starts, counts, ip, bufcount, buftype))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_iput_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, const void *op,
-                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_varn)(ncid, varid, num, starts, counts, op, bufcount, buftype, req))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_iget_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, void *ip,
-                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_varn)(ncid, varid, num, starts, counts, ip, bufcount, buftype, req))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_bput_varn(int ncid, int varid, int num, MPI_Offset *const *starts, MPI_Offset *const *counts, const void *op,
-                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_varn)(ncid, varid, num, starts, counts, op, bufcount, buftype, req))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_bput_var(int ncid, int varid, const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_var)(ncid, varid, op, bufcount, buftype, req))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_bput_var1(int ncid, int varid, const MPI_Offset *start, const void *op, MPI_Offset bufcount,
-                    MPI_Datatype buftype, int *req) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_var1)(ncid, varid, start, op, bufcount, buftype, req))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_bput_vara(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const void *op,
-                    MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_vara)(ncid, varid, start, count, op, bufcount, buftype, req))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_bput_vars(int ncid, int varid, const MPI_Offset *start, const MPI_Offset *count, const MPI_Offset *stride,
-                    const void *op, MPI_Offset bufcount, MPI_Datatype buftype, int *req) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_vars)(ncid, varid, start, count, stride, op, bufcount, buftype, req))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_put_vard(int ncid, int varid, MPI_Datatype filetype, const void *ip, MPI_Offset bufcount,
-                   MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vard)(ncid, varid, filetype, ip, bufcount, buftype))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_get_vard(int ncid, int varid, MPI_Datatype filetype, void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vard)(ncid, varid, filetype, ip, bufcount, buftype))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_put_vard_all(int ncid, int varid, MPI_Datatype filetype, const void *ip, MPI_Offset bufcount,
-                       MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_vard_all)(ncid, varid, filetype, ip, bufcount, buftype))
-  return NC_ENOTSUPPORT;
-}
-int ncmpi_get_vard_all(int ncid, int varid, MPI_Datatype filetype, void *ip, MPI_Offset bufcount,
-                       MPI_Datatype buftype) {
-  SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_vard_all)(ncid, varid, filetype, ip, bufcount, buftype))
-  return NC_ENOTSUPPORT;
-}
-
-// Multi-variable calls: refused when any of the variables is partitioned.
-static bool anyPartitioned(int ncid, int num, const int *varids) {
-  for (int i = 0; i < num; ++i)
-    if (partitionedVar(ncid, varids[i]))
-      return true;
-  return false;
-}
-int ncmpi_mput_vara_all(int ncid, int num, int *varids, MPI_Offset *const *starts, MPI_Offset *const *counts,
-                        void *const *buf, const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]) {
-  if (anyPartitioned(ncid, num, varids))
-    return NC_ENOTSUPPORT;
-  return REAL(ncmpi_mput_vara_all)(ncid, num, varids, starts, counts, buf, bufcounts, datatypes);
-}
-int ncmpi_mput_vara(int ncid, int num, int *varids, MPI_Offset *const *starts, MPI_Offset *const *counts,
-                    void *const *buf, const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]) {
-  if (anyPartitioned(ncid, num, varids))
-    return NC_ENOTSUPPORT;
-  return REAL(ncmpi_mput_vara)(ncid, num, varids, starts, counts, buf, bufcounts, datatypes);
-}
-int ncmpi_mget_vara_all(int ncid, int num, int *varids, MPI_Offset *const *starts, MPI_Offset *const *counts,
-                        void *bufs[], const MPI_Offset *bufcounts, const MPI_Datatype *datatypes) {
-  if (anyPartitioned(ncid, num, varids))
-    return NC_ENOTSUPPORT;
-  return REAL(ncmpi_mget_vara_all)(ncid, num, varids, starts, counts, bufs, bufcounts, datatypes);
-}
-int ncmpi_mget_vara(int ncid, int num, int *varids, MPI_Offset *const *starts, MPI_Offset *const *counts, void *bufs[],
-                    const MPI_Offset *bufcounts, const MPI_Datatype *datatypes) {
-  if (anyPartitioned(ncid, num, varids))
-    return NC_ENOTSUPPORT;
-  return REAL(ncmpi_mget_vara)(ncid, num, varids, starts, counts, bufs, bufcounts, datatypes);
-}
 
 } // extern "C"

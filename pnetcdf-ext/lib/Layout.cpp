@@ -73,4 +73,29 @@ void unpackSlab(const void *packed, void *array, std::span<const int64_t> shape,
   copySlab<false>(static_cast<const char *>(packed), static_cast<char *>(array), shape, dim, first, num, elemSize);
 }
 
+void mappedCopy(void *packed, void *mapped, std::span<const int64_t> count, std::span<const int64_t> imap,
+                std::size_t elemSize, bool toMapped) {
+  int64_t n = 1;
+  for (int64_t c : count)
+    n *= c;
+  const std::size_t nd = count.size();
+  std::vector<int64_t> idx(nd, 0);
+  char *p = static_cast<char *>(packed), *m = static_cast<char *>(mapped);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t off = 0;
+    for (std::size_t d = 0; d < nd; ++d)
+      off += idx[d] * imap[d];
+    char *at = m + off * int64_t(elemSize);
+    if (toMapped)
+      std::memcpy(at, p + i * int64_t(elemSize), elemSize);
+    else
+      std::memcpy(p + i * int64_t(elemSize), at, elemSize);
+    for (std::size_t d = nd; d-- > 0;) {
+      if (++idx[d] < count[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+
 } // namespace sio::part

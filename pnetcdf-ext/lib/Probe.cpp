@@ -9,16 +9,16 @@
 
 namespace sio::part {
 
-ProbeResult probeDirectory(const std::string &dir, std::size_t bytes) {
+ProbeResult probeDirectory(const std::string &dir, std::size_t bytes, const ProbeDeadline *deadline) {
   ProbeResult r;
-  const std::size_t blocks = bytes < kProbeBlock ? 1 : bytes / kProbeBlock;
+  const std::size_t total = (bytes < kProbeBlock ? 1 : bytes / kProbeBlock) * kProbeBlock;
   std::string path = dir + "/.sio-part-probe." + std::to_string(getpid()) + "." + std::to_string(rand());
   void *buf = nullptr;
-  if (posix_memalign(&buf, 4096, kProbeBlock) != 0) {
+  if (posix_memalign(&buf, 4096, kProbeChunk) != 0) {
     r.error = "no memory for the probe buffer";
     return r;
   }
-  std::memset(buf, 0x5a, kProbeBlock);
+  std::memset(buf, 0x5a, kProbeChunk);
   auto start = std::chrono::steady_clock::now();
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0600);
   r.direct = fd >= 0;
@@ -30,21 +30,25 @@ ProbeResult probeDirectory(const std::string &dir, std::size_t bytes) {
     return r;
   }
   std::size_t written = 0;
-  for (std::size_t b = 0; b < blocks; ++b) {
-    ssize_t n = write(fd, buf, kProbeBlock);
-    if (n < 0 && errno == EINVAL && r.direct && b == 0) { // O_DIRECT accepted at open, refused at write
+  while (written < total) {
+    ssize_t n = write(fd, buf, kProbeChunk);
+    if (n < 0 && errno == EINVAL && r.direct && written == 0) { // O_DIRECT accepted at open, refused at write
       close(fd);
       r.direct = false;
       fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       if (fd < 0)
         break;
-      n = write(fd, buf, kProbeBlock);
+      n = write(fd, buf, kProbeChunk);
     }
-    if (n != ssize_t(kProbeBlock)) {
+    if (n != ssize_t(kProbeChunk)) {
       r.error = "probe write to '" + dir + "' failed: " + (n < 0 ? std::strerror(errno) : "short write");
       break;
     }
-    written += kProbeBlock;
+    written += kProbeChunk;
+    if (deadline && written < total && deadline->elapsed() >= deadline->seconds.load()) {
+      r.stopped = true;
+      break;
+    }
   }
   if (fd >= 0) {
     fsync(fd);

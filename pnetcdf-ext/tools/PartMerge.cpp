@@ -88,6 +88,25 @@ void copyAttributes(int in, int out, int varid) {
   }
 }
 
+/// A variable as the master shows it through libsio-pnetcdf (the original shape).
+struct VarInfo {
+  std::string name;
+  nc_type type = NC_NAT;
+  std::vector<int> dims;
+};
+
+VarInfo inquireVar(int ncid, int v) {
+  char name[NC_MAX_NAME + 1];
+  VarInfo info;
+  int nd = 0;
+  check(ncmpi_inq_varndims(ncid, v, &nd), "variable");
+  info.dims.resize(static_cast<size_t>(nd) + 1);
+  check(ncmpi_inq_var(ncid, v, name, &info.type, &nd, info.dims.data(), nullptr), "variable");
+  info.dims.resize(static_cast<size_t>(nd));
+  info.name = name;
+  return info;
+}
+
 void merge(const char *masterPath, const char *outPath) {
   int in = -1, out = -1;
   check(ncmpi_open(MPI_COMM_WORLD, masterPath, NC_NOWRITE, MPI_INFO_NULL, &in), std::string("opening ") + masterPath);
@@ -112,31 +131,27 @@ void merge(const char *masterPath, const char *outPath) {
     check(ncmpi_def_dim(out, name, d == unlim ? NC_UNLIMITED : len, &id), std::string("dimension ") + name);
   }
   copyAttributes(in, out, NC_GLOBAL);
+  std::vector<VarInfo> vars;
   for (int v = 0; v < nvars; ++v) {
-    char name[NC_MAX_NAME + 1];
-    nc_type type;
-    int nd = 0;
-    check(ncmpi_inq_varndims(in, v, &nd), "variable");
-    std::vector<int> dims(static_cast<size_t>(nd) + 1);
-    check(ncmpi_inq_var(in, v, name, &type, &nd, dims.data(), nullptr), "variable");
+    vars.push_back(inquireVar(in, v));
+    const VarInfo &info = vars.back();
     int id;
-    check(ncmpi_def_var(out, name, type, nd, dims.data(), &id), std::string("variable ") + name);
+    check(ncmpi_def_var(out, info.name.c_str(), info.type, int(info.dims.size()), info.dims.data(), &id),
+          "variable " + info.name);
     copyAttributes(in, out, v);
   }
   check(ncmpi_enddef(out), "enddef");
 
   // Data: each variable in slabs of its first dimension, shared by the ranks.
   for (int v = 0; v < nvars; ++v) {
-    char name[NC_MAX_NAME + 1];
-    nc_type type;
-    int nd = 0;
-    check(ncmpi_inq_varndims(in, v, &nd), "variable");
-    std::vector<int> dims(static_cast<size_t>(nd) + 1);
-    check(ncmpi_inq_var(in, v, name, &type, &nd, dims.data(), nullptr), "variable");
+    const std::string &name = vars[size_t(v)].name;
+    const std::vector<int> &dims = vars[size_t(v)].dims;
+    const nc_type type = vars[size_t(v)].type;
+    const int nd = int(dims.size());
     size_t esize = 0;
     MPI_Datatype mt = memoryType(type, esize);
     if (mt == MPI_DATATYPE_NULL)
-      throw Failure{std::string("variable ") + name + ": unknown type"};
+      throw Failure{"variable " + name + ": unknown type"};
     std::vector<MPI_Offset> len(static_cast<size_t>(nd)), start(static_cast<size_t>(nd), 0),
         count(static_cast<size_t>(nd));
     for (int d = 0; d < nd; ++d)
@@ -159,8 +174,8 @@ void merge(const char *masterPath, const char *outPath) {
       MPI_Offset r0 = std::min(mine1, mine0 + s * perStep), r1 = std::min(mine1, r0 + perStep);
       if (nd == 0) { // a scalar: everyone reads and writes the same value
         buf.resize(esize);
-        check(ncmpi_get_var_all(in, v, buf.data(), 1, mt), std::string("reading ") + name);
-        check(ncmpi_put_var_all(out, v, buf.data(), 1, mt), std::string("writing ") + name);
+        check(ncmpi_get_var_all(in, v, buf.data(), 1, mt), "reading " + name);
+        check(ncmpi_put_var_all(out, v, buf.data(), 1, mt), "writing " + name);
         break;
       }
       for (int d = 0; d < nd; ++d) {
@@ -169,8 +184,8 @@ void merge(const char *masterPath, const char *outPath) {
       }
       MPI_Offset n = (r1 - r0) * rowElems;
       buf.resize(size_t(std::max<MPI_Offset>(n, 1)) * esize);
-      check(ncmpi_get_vara_all(in, v, start.data(), count.data(), buf.data(), n, mt), std::string("reading ") + name);
-      check(ncmpi_put_vara_all(out, v, start.data(), count.data(), buf.data(), n, mt), std::string("writing ") + name);
+      check(ncmpi_get_vara_all(in, v, start.data(), count.data(), buf.data(), n, mt), "reading " + name);
+      check(ncmpi_put_vara_all(out, v, start.data(), count.data(), buf.data(), n, mt), "writing " + name);
     }
   }
   check(ncmpi_close(out), "closing the output");

@@ -115,4 +115,21 @@ TEST(PackSlab, RoundTripAlongEachDimension) {
   }
 }
 
+TEST(MappedCopy, TransposedMapAndRoundTrip) {
+  // A 2x3 request whose memory is the transposed 3x2 array (imap = {1, 2}),
+  // as in PnetCDF's varm example.
+  std::vector<int64_t> count = {2, 3}, imap = {1, 2};
+  std::vector<int> packed = {0, 1, 2, 10, 11, 12}, mapped(6, -1);
+  mappedCopy(packed.data(), mapped.data(), count, imap, sizeof(int), true);
+  EXPECT_EQ(mapped, (std::vector<int>{0, 10, 1, 11, 2, 12}));
+  std::vector<int> back(6, -1);
+  mappedCopy(back.data(), mapped.data(), count, imap, sizeof(int), false);
+  EXPECT_EQ(back, packed);
+  // Gaps in the map: every other element of a wider buffer.
+  std::vector<int64_t> wide = {6, 2};
+  std::vector<int> sparse(12, -1);
+  mappedCopy(packed.data(), sparse.data(), count, wide, sizeof(int), true);
+  EXPECT_EQ(sparse, (std::vector<int>{0, -1, 1, -1, 2, -1, 10, -1, 11, -1, 12, -1}));
+}
+
 } // namespace

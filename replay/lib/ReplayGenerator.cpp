@@ -525,7 +525,10 @@ private:
         auto recorded = p.constant("fh");
         if (recorded && *recorded < 0) // it failed in the application: the fh table skips it
           return {"expectMpiOpenFailure(" + head + "failedFile), " + expectedOrAny(expected) + ");"};
-        noteOpen(p, "fh", opensForWriting(*p.constant("amode") & (1 | 4 | 8)));
+        // An amode that differs between ranks or iterations counts as writing
+        // (MPI_MODE_WRONLY as the default), as POSIX flags do: the overwrite
+        // check stays on.
+        noteOpen(p, "fh", opensForWriting(p.constant("amode").value_or(4) & (1 | 4 | 8)));
         return {"mustSucceedMpi(" + head + fhArg() + "));"};
       }
       if (op == "MPI_File_close")

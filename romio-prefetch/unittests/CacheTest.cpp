@@ -125,3 +125,15 @@ TEST(BlockCache, DroppingUnreadPrefetchesCountsWaste) {
 }
 
 } // namespace
+
+TEST(BlockCache, AnyLoadingSeesABlockInFlightAmongAbsentOnes) {
+  BlockCache c(4096, 8 * 4096);
+  EXPECT_FALSE(c.anyLoading(1, 0, 3 * 4096));
+  ASSERT_EQ(c.claim({1, 1}, 0), BlockCache::Claim::Claimed); // block 1 loading
+  EXPECT_EQ(c.lookup(1, 0, 3 * 4096), BlockCache::Lookup::Miss);
+  EXPECT_TRUE(c.anyLoading(1, 0, 3 * 4096));
+  EXPECT_FALSE(c.anyLoading(1, 2 * 4096, 4096)); // only block 2: absent
+  EXPECT_FALSE(c.anyLoading(2, 0, 3 * 4096));    // another file
+  ASSERT_TRUE(c.fill({1, 1}, 0, 4096));
+  EXPECT_FALSE(c.anyLoading(1, 0, 3 * 4096));
+}

@@ -7,8 +7,7 @@ using namespace sio::signature;
 
 namespace {
 
-TraceSignature strided(int64_t init, int64_t stride, int64_t size,
-                       int64_t count) {
+TraceSignature strided(int64_t init, int64_t stride, int64_t size, int64_t count) {
   TraceSignature t;
   t.initialPosition = init;
   Component c;
@@ -34,8 +33,7 @@ TEST(ExpandSignature, NestedStridedFollowsTheNotation) {
   std::vector<int64_t> offs;
   for (auto &a : *plan)
     offs.push_back(a.offset);
-  EXPECT_EQ(offs,
-            (std::vector<int64_t>{0, 100, 200, 300, 1300, 1400, 1500, 1600}));
+  EXPECT_EQ(offs, (std::vector<int64_t>{0, 100, 200, 300, 1300, 1400, 1500, 1600}));
 }
 
 TEST(ExpandSignature, RandomHasNoPlan) {
@@ -137,6 +135,21 @@ TEST(Predictor, OnlineLearnsGroupsOfFour) {
   EXPECT_EQ(next[1].offset, 3002000);
   EXPECT_EQ(next[3].offset, 3006000);
   EXPECT_EQ(next[4].offset, 4000000);
+}
+
+TEST(Predictor, OnlineLearningPrefetchesTheHypothesisTentatively) {
+  // Two reads make a stride hypothesis: before it is confirmed (stable), the
+  // one access it expects is predicted, so the third read can be a hit.
+  Predictor p;
+  EXPECT_FALSE(p.predicts());
+  p.observe(0, 4096);
+  EXPECT_TRUE(p.upcoming(8).empty());
+  p.observe(1 << 20, 4096);
+  EXPECT_EQ(p.state(), PredictorState::Learning);
+  EXPECT_TRUE(p.predicts());
+  auto next = p.upcoming(8);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0], (Access{2 << 20, 4096}));
 }
 
 TEST(Predictor, OnlineRandomNeverPredicts) {

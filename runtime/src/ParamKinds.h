@@ -19,7 +19,7 @@ namespace sio::rt {
 
 /// State of one intercepted call while its parameters are recorded.
 struct Call {
-  static constexpr int kMaxRelease = 64;
+  static constexpr int kInlineRequests = 16;
   Record *rec = nullptr;
   int64_t ret = 0;
   int64_t ints[4] = {};
@@ -32,21 +32,35 @@ struct Call {
   int fd = -1;
   const struct iovec *iov = nullptr;
   const void *fh = nullptr;
-  bool completed = true; ///< Test/Testall: did the requests complete?
   /// A name the cap kept out of the file or string table (the cap was
   /// reached after the wrapper looked): the call counts as dropped.
   bool pastCap = false;
-  bool releaseRequests = false;
   /// Descriptor, stream and directory-stream codes released by finish()
   /// (indexed by pk::Table), -1 for none.
   int32_t released[3] = {-1, -1, -1};
-  int nrelease = 0;
+  /// The I/O requests a Wait/Test family call was handed: the array and,
+  /// per I/O request, its index there and its handle. The first few are kept
+  /// inline (Call is built on every intercepted call); more spill into
+  /// `moreRequests`, allocated only by a call given that many.
+  MPI_Request *requests = nullptr;
+  int nrequests = 0;
+  int requestIndex[kInlineRequests];  // left uninitialised
+  int64_t requestHandle[kInlineRequests];
+  std::vector<std::pair<int, int64_t>> moreRequests;
   /// Stands in for MPI_STATUS_IGNORE so the bytes transferred can be read
   /// (pk::Status); left uninitialised like `release`.
   MPI_Status status;
-  int64_t release[kMaxRelease]; // left uninitialised: Call is built on every intercepted call
 
   int64_t lastInt() const { return nints ? ints[nints - 1] : 0; }
+  void noteRequest(MPI_Request *array, int index) {
+    requests = array;
+    if (nrequests < kInlineRequests) {
+      requestIndex[nrequests] = index;
+      requestHandle[nrequests++] = int64_t(array[index]);
+    } else {
+      moreRequests.emplace_back(index, int64_t(array[index]));
+    }
+  }
   /// After all post(): requests completed by Wait/Test stop being I/O requests.
   void finish() {
     if (released[0] >= 0)
@@ -55,9 +69,15 @@ struct Call {
       releaseStreamCode(released[1]);
     if (released[2] >= 0)
       releaseDirCode(released[2]);
-    if (releaseRequests && completed)
-      for (int i = 0; i < nrelease; ++i)
-        requestRelease(release[i]);
+    // MPI sets a request it completed (and freed) to MPI_REQUEST_NULL; only
+    // those stop being I/O requests. One left in the table would later name
+    // an unrelated request MPI hands out with the same handle.
+    for (int i = 0; i < nrequests; ++i)
+      if (requests[requestIndex[i]] == MPI_REQUEST_NULL)
+        requestRelease(requestHandle[i]);
+    for (const auto &[index, handle] : moreRequests)
+      if (requests[index] == MPI_REQUEST_NULL)
+        requestRelease(handle);
     if (fh)
       fhClose(fh);
   }
@@ -127,16 +147,22 @@ enum class Table { Fd, Stream, Dir }; // Call::released's order
 
 template <Table T> struct TableOf;
 template <> struct TableOf<Table::Fd> {
+  static constexpr const char *kName = "fd"; ///< the new handle's name in the trace
   static int fdOf(int fd) { return fd; }
   static std::atomic<int32_t> *codes() { return g_fdCode; }
+  static int32_t newCode() { return newFdCode(); }
 };
 template <> struct TableOf<Table::Stream> {
+  static constexpr const char *kName = "stream";
   static int fdOf(FILE *s) { return s ? fileno_unlocked(s) : -1; }
   static std::atomic<int32_t> *codes() { return g_streamCode; }
+  static int32_t newCode() { return newStreamCode(); }
 };
 template <> struct TableOf<Table::Dir> {
+  static constexpr const char *kName = "dir";
   static int fdOf(DIR *d) { return d ? dirfd(d) : -1; }
   static std::atomic<int32_t> *codes() { return g_dirCode; }
+  static int32_t newCode() { return newDirCode(); }
 };
 
 template <Table T, bool Closing> struct TabledHandle : KindBase {
@@ -462,19 +488,18 @@ struct Req : KindBase {
     if (code < 0)
       return false;
     c.rec->add(n, code);
-    c.release[c.nrelease++] = int64_t(*req);
-    c.releaseRequests = true;
+    c.noteRequest(req, 0);
     return true;
   }
 };
 
-/// Request arrays (count is the preceding Int): recorded if any is an I/O
-/// request, as the code of the first one.
+/// Request arrays of Waitall/Waitany/Waitsome and the Test forms (count is
+/// the preceding Int): recorded if any is an I/O request, as the code of the
+/// first one. Those the call completes are released (Call::finish).
 struct ReqAll : KindBase {
   static constexpr int kSlots = 1;
-  static bool pre(Call &c, const char *n, MPI_Request *reqs) { return scan(c, n, reqs, true); }
-  static bool scan(Call &c, const char *n, MPI_Request *reqs, bool release) {
-    int64_t count = c.lastInt();
+  static bool pre(Call &c, const char *n, MPI_Request *reqs) {
+    const int64_t count = c.lastInt();
     int64_t first = -1;
     for (int64_t i = 0; reqs && i < count; ++i) {
       int64_t code = requestCode(int64_t(reqs[i]));
@@ -482,23 +507,15 @@ struct ReqAll : KindBase {
         continue;
       if (first < 0)
         first = code;
-      if (c.nrelease < Call::kMaxRelease)
-        c.release[c.nrelease++] = int64_t(reqs[i]);
+      c.noteRequest(reqs, int(i));
     }
     if (first < 0)
       return false;
     c.rec->add(n, first);
-    c.releaseRequests = release;
     return true;
   }
 };
-
-/// Waitany/Waitsome/Testany/Testsome: which requests completed is not
-/// tracked, so none is released (a stale code is harmless).
-struct ReqAny : KindBase {
-  static constexpr int kSlots = 1;
-  static bool pre(Call &c, const char *n, MPI_Request *reqs) { return ReqAll::scan(c, n, reqs, false); }
-};
+using ReqAny = ReqAll;
 
 /// The status of a blocking MPI-IO read or write: the bytes it moved are
 /// recorded as `result` (MPI_Get_elements_x with MPI_BYTE, which MPICH and
@@ -521,9 +538,7 @@ struct Status : KindBase {
 struct FlagOut : KindBase {
   static constexpr int kSlots = 1;
   static void post(Call &c, const char *n, int *flag) {
-    int f = flag ? *flag : 0;
-    c.rec->add(n, f);
-    c.completed = f != 0;
+    c.rec->add(n, flag ? *flag : 0);
   }
 };
 
@@ -536,21 +551,27 @@ inline int64_t mpiErrorClass(int code) {
 }
 
 // Return kinds.
+
+/// open/fopen/opendir and friends: a new descriptor, stream or directory
+/// stream gets the lowest free code of its table (-1: the call failed, or
+/// its descriptor is past the table).
+template <Table T> struct NewTabledHandle {
+  static constexpr int kSlots = 1;
+  template <class H> static void post(Call &c, H h) {
+    int32_t code = -1;
+    const int fd = TableOf<T>::fdOf(h);
+    if (unsigned(fd) < unsigned(kMaxFd)) {
+      code = TableOf<T>::newCode();
+      TableOf<T>::codes()[fd].store(code + 1, std::memory_order_relaxed);
+    }
+    c.rec->add(TableOf<T>::kName, code);
+  }
+};
 struct None {
   static constexpr int kSlots = 0;
   template <class R> static void post(Call &, R) {}
 };
-struct RetFd {
-  static constexpr int kSlots = 1;
-  static void post(Call &c, int fd) {
-    int32_t code = -1;
-    if (unsigned(fd) < unsigned(kMaxFd)) {
-      code = newFdCode();
-      g_fdCode[fd].store(code + 1, std::memory_order_relaxed);
-    }
-    c.rec->add("fd", code);
-  }
-};
+using RetFd = NewTabledHandle<Table::Fd>;
 /// read/write-like calls: the bytes transferred (the return value when it
 /// is not -1; a failure is recorded as `error` by the wrapper).
 struct RetBytes {
@@ -569,31 +590,8 @@ struct RetItems {
       c.rec->add("result", bytes);
   }
 };
-struct RetStream {
-  static constexpr int kSlots = 1;
-  static void post(Call &c, FILE *s) {
-    int32_t code = -1;
-    int fd = s ? fileno_unlocked(s) : -1;
-    if (unsigned(fd) < unsigned(kMaxFd)) {
-      code = newStreamCode();
-      g_streamCode[fd].store(code + 1, std::memory_order_relaxed);
-    }
-    c.rec->add("stream", code);
-  }
-};
-
-struct RetDir {
-  static constexpr int kSlots = 1;
-  static void post(Call &c, DIR *d) {
-    int32_t code = -1;
-    int fd = d ? dirfd(d) : -1;
-    if (unsigned(fd) < unsigned(kMaxFd)) {
-      code = newDirCode();
-      g_dirCode[fd].store(code + 1, std::memory_order_relaxed);
-    }
-    c.rec->add("dir", code);
-  }
-};
+using RetStream = NewTabledHandle<Table::Stream>;
+using RetDir = NewTabledHandle<Table::Dir>;
 
 } // namespace pk
 } // namespace sio::rt

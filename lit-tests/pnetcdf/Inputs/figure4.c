@@ -6,6 +6,7 @@
 //   figure4 FILE [KEY=VALUE ...]
 #include <mpi.h>
 #include <pnetcdf.h>
+#include <sio/part/NcProgram.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,13 +18,7 @@ int main(int argc, char **argv) {
   int rank, nprocs;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-  MPI_Info info;
-  MPI_Info_create(&info);
-  for (int i = 2; i < argc; ++i) {
-    char *eq = strchr(argv[i], '=');
-    *eq = '\0';
-    MPI_Info_set(info, argv[i], eq + 1);
-  }
+  MPI_Info info = sio_nc_hints(argc, argv, 2);
   int ncid, dims[3], cube;
   int err = ncmpi_create(MPI_COMM_WORLD, argv[1], NC_CLOBBER, info, &ncid);
   MPI_Info_free(&info);

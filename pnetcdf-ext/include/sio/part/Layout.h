@@ -50,4 +50,11 @@ void packSlab(const void *array, void *packed, std::span<const int64_t> shape, i
 void unpackSlab(const void *packed, void *array, std::span<const int64_t> shape, int dim, int64_t first, int64_t num,
                 std::size_t elemSize);
 
+/// The mapped arrays of PnetCDF's varm forms: element i0..i{n-1} of a request
+/// of shape `count` stands at element sum(i_d * imap[d]) of `mapped`. Copies
+/// between that layout and the packed C-order buffer (toMapped: packed ->
+/// mapped, else mapped -> packed).
+void mappedCopy(void *packed, void *mapped, std::span<const int64_t> count, std::span<const int64_t> imap,
+                std::size_t elemSize, bool toMapped);
+
 } // namespace sio::part

@@ -3,24 +3,54 @@
 // O_DIRECT (so it is not absorbed by the client's page cache) and time it.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace sio::part {
 
-inline constexpr std::size_t kProbeBlock = std::size_t(1) << 20; ///< 1 MiB, the probe's write unit
+inline constexpr std::size_t kProbeBlock = std::size_t(1) << 20; ///< 1 MiB, the least a target is probed with
+inline constexpr std::size_t kProbeChunk = std::size_t(1) << 18; ///< 256 KiB, one write() of the probe
+
+/// When the probes of several targets run at once: a target still writing
+/// when the deadline (seconds since `start`) passes stops after the chunk
+/// it is writing, and its bandwidth is what it wrote by then over the time
+/// it took. The caller moves the deadline earlier as the other targets
+/// finish (see kProbeDeadlineFactor).
+struct ProbeDeadline {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::atomic<double> seconds{std::numeric_limits<double>::infinity()};
+  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+  /// Moves the deadline to `at` if that is earlier.
+  void limit(double at) {
+    double cur = seconds.load();
+    while (at < cur && !seconds.compare_exchange_weak(cur, at)) {
+    }
+  }
+};
+
+/// The deadline is this many times the time the first target took to finish
+/// its block: a target still writing then is less than half as fast as the
+/// fastest, which the selection rule excludes at any threshold above -50 %,
+/// and what it wrote by then gives its bandwidth.
+inline constexpr double kProbeDeadlineFactor = 2.0;
 
 struct ProbeResult {
   double bytesPerSecond = 0; ///< 0 when the probe failed
   double seconds = 0;
   std::size_t bytes = 0;
-  bool direct = false; ///< O_DIRECT was used (else refused by the file system)
-  std::string error;   ///< why it failed, naming the directory
+  bool direct = false;  ///< O_DIRECT was used (else refused by the file system)
+  bool stopped = false; ///< stopped at the deadline before writing all of `bytes`
+  std::string error;    ///< why it failed, naming the directory
 };
 
 /// Writes `bytes` (in whole 1 MiB blocks, rounded down, at least one) to a
-/// temporary file in `dir`, with O_DIRECT and aligned buffers when the file
-/// system accepts them, then fsync, and removes the file.
-ProbeResult probeDirectory(const std::string &dir, std::size_t bytes);
+/// temporary file in `dir`, in 256 KiB writes, with O_DIRECT and aligned
+/// buffers when the file system accepts them, then fsync, and removes the
+/// file. With a deadline, stops early when it passes (after one chunk at
+/// least).
+ProbeResult probeDirectory(const std::string &dir, std::size_t bytes, const ProbeDeadline *deadline = nullptr);
 
 } // namespace sio::part
