@@ -152,10 +152,12 @@ int main(int argc, char **argv) {
       ++reads;
       compute();
     }
-  } else if (pattern == "btio") {
+  } else if (pattern == "btio" || pattern == "btio16") {
     // A 3-d array of doubles {16, 16P, 512} per time step; rank r owns
     // {16, 16, 512} at {0, 16r, 0}: 16 runs of 64 KiB, P*64 KiB apart. One
-    // subarray view; 16*scale steps read with MPI_File_read_all.
+    // subarray view; 40*scale steps (btio: BTIO class B's 40 time steps, its
+    // signature [42450944, 5308416, 40] in Byna et al. SC08 §VI) or 16*scale
+    // (btio16, the benchmark's first shape) read with MPI_File_read_all.
     const int sizes[3] = {16, 16 * nranks, 512}, subs[3] = {16, 16, 512},
               starts[3] = {0, 16 * rank, 0};
     MPI_Datatype ft;
@@ -166,12 +168,11 @@ int main(int argc, char **argv) {
     const int elems = 16 * 16 * 512;
     const int64_t step = int64_t(16) * sizes[1] * 512 * 8;
     buf.resize(size_t(elems) * 8);
-    const int steps = 16 * scale;
+    const int steps = (pattern == "btio" ? 40 : 16) * scale;
     auto stepPieces = [&](int t) {
       std::vector<std::pair<int64_t, int64_t>> v;
       for (int z = 0; z < 16; ++z)
-        v.push_back({t * step + (int64_t(z) * sizes[1] + 16 * rank) * 512 * 8,
-                     4 * 512 * 8});
+        v.push_back({t * step + (int64_t(z) * sizes[1] + 16 * rank) * 512 * 8, 16 * 512 * 8});
       return v;
     };
     for (int t = 0; t < steps; ++t) {

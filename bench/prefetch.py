@@ -53,7 +53,7 @@ def main():
     ap.add_argument("--ranks", type=int, default=4)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--scale", type=int, default=4)
-    ap.add_argument("--patterns", default="simple,nested,btio,random")
+    ap.add_argument("--patterns", default="simple,nested,btio,btio16,random")
     ap.add_argument("--throttle", default=None, metavar="RATE:LATENCY_US",
                     help="make the work directory a device, e.g. 100M:1000 (bytes/s with K/M/G, µs per call)")
     args = ap.parse_args()
@@ -73,7 +73,7 @@ def main():
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prefetch-pio.cpp")
     run(["mpicxx.mpich", "-O2", src, "-o", exe])
     data = os.path.join(work, "bench.dat")
-    mib = 32 * args.scale * args.ranks  # simple: 128*scale reads, P*256 KiB apart
+    mib = 40 * args.scale * args.ranks  # btio: 40*scale steps of P MiB; simple: 128*scale reads, P*256 KiB apart
     if not os.path.exists(data) or os.path.getsize(data) != mib << 20:
         run([mpiexec, "-n", "1", exe, "create", data, str(mib)])
     # BTIO's read_all with ROMIO's collective buffering measures the two-phase

@@ -2,6 +2,7 @@
 // and/or write a replay program (docs/extrap.md, docs/replay.md).
 #include "sio/extrap/Extrapolate.h"
 #include "sio/replay/ReplayGenerator.h"
+#include "sio/trace/AtomicFile.h"
 #include "sio/trace/Json.h"
 
 #include <charconv>
@@ -124,26 +125,8 @@ int main(int argc, char **argv) {
       ro.traceName = output.empty() ? inputs.front() : output;
       ro.generator = "sio-extrap --emit-replay";
       // The whole program first: a trace the generator refuses leaves no
-      // file behind (nor a truncated one); then a temporary file renamed
-      // into place, so a failed write does not either.
-      std::string program = sio::replay::generateReplay(result, ro);
-      std::string temp = replayPath + ".tmp." + std::to_string(getpid());
-      {
-        std::ofstream out(temp, std::ios::binary);
-        if (out)
-          out << program;
-        out.flush();
-        if (!out) {
-          int err = errno;
-          std::remove(temp.c_str());
-          throw std::runtime_error("cannot write " + replayPath + ": " + std::strerror(err));
-        }
-      }
-      if (std::rename(temp.c_str(), replayPath.c_str()) != 0) {
-        int err = errno;
-        std::remove(temp.c_str());
-        throw std::runtime_error("cannot write " + replayPath + ": " + std::strerror(err));
-      }
+      // file behind (nor a truncated one), and a failed write does not either.
+      sio::trace::writeFileAtomically(replayPath, sio::replay::generateReplay(result, ro));
     }
   } catch (const sio::trace::TraceError &e) {
     std::fprintf(stderr, "sio-extrap: error: %s\n", e.what());

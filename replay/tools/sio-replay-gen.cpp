@@ -1,6 +1,7 @@
 // sio-replay-gen TRACE -o replay.cpp: writes the replay program of a trace
 // (the same as `sio-extrap TRACE --emit-replay replay.cpp` without extrapolation).
 #include "sio/replay/ReplayGenerator.h"
+#include "sio/trace/AtomicFile.h"
 #include "sio/trace/Json.h"
 
 #include <cstdio>
@@ -58,17 +59,8 @@ int main(int argc, char **argv) {
       std::cout << program;
       return 0;
     }
-    // A temporary file renamed into place: a failed write leaves no partial program.
-    std::string temp = output + ".tmp." + std::to_string(getpid());
-    std::ofstream out(temp, std::ios::binary);
-    out << program;
-    out.close();
-    if (!out || std::rename(temp.c_str(), output.c_str()) != 0) {
-      int err = errno;
-      std::remove(temp.c_str());
-      std::fprintf(stderr, "sio-replay-gen: cannot write %s: %s\n", output.c_str(), std::strerror(err));
-      return 1;
-    }
+    // A failed write leaves no partial program.
+    sio::trace::writeFileAtomically(output, program);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "sio-replay-gen: %s\n", e.what());
     return 1;

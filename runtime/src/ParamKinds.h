@@ -147,16 +147,22 @@ enum class Table { Fd, Stream, Dir }; // Call::released's order
 
 template <Table T> struct TableOf;
 template <> struct TableOf<Table::Fd> {
+  static constexpr const char *kName = "fd"; ///< the new handle's name in the trace
   static int fdOf(int fd) { return fd; }
   static std::atomic<int32_t> *codes() { return g_fdCode; }
+  static int32_t newCode() { return newFdCode(); }
 };
 template <> struct TableOf<Table::Stream> {
+  static constexpr const char *kName = "stream";
   static int fdOf(FILE *s) { return s ? fileno_unlocked(s) : -1; }
   static std::atomic<int32_t> *codes() { return g_streamCode; }
+  static int32_t newCode() { return newStreamCode(); }
 };
 template <> struct TableOf<Table::Dir> {
+  static constexpr const char *kName = "dir";
   static int fdOf(DIR *d) { return d ? dirfd(d) : -1; }
   static std::atomic<int32_t> *codes() { return g_dirCode; }
+  static int32_t newCode() { return newDirCode(); }
 };
 
 template <Table T, bool Closing> struct TabledHandle : KindBase {
@@ -545,21 +551,27 @@ inline int64_t mpiErrorClass(int code) {
 }
 
 // Return kinds.
+
+/// open/fopen/opendir and friends: a new descriptor, stream or directory
+/// stream gets the lowest free code of its table (-1: the call failed, or
+/// its descriptor is past the table).
+template <Table T> struct NewTabledHandle {
+  static constexpr int kSlots = 1;
+  template <class H> static void post(Call &c, H h) {
+    int32_t code = -1;
+    const int fd = TableOf<T>::fdOf(h);
+    if (unsigned(fd) < unsigned(kMaxFd)) {
+      code = TableOf<T>::newCode();
+      TableOf<T>::codes()[fd].store(code + 1, std::memory_order_relaxed);
+    }
+    c.rec->add(TableOf<T>::kName, code);
+  }
+};
 struct None {
   static constexpr int kSlots = 0;
   template <class R> static void post(Call &, R) {}
 };
-struct RetFd {
-  static constexpr int kSlots = 1;
-  static void post(Call &c, int fd) {
-    int32_t code = -1;
-    if (unsigned(fd) < unsigned(kMaxFd)) {
-      code = newFdCode();
-      g_fdCode[fd].store(code + 1, std::memory_order_relaxed);
-    }
-    c.rec->add("fd", code);
-  }
-};
+using RetFd = NewTabledHandle<Table::Fd>;
 /// read/write-like calls: the bytes transferred (the return value when it
 /// is not -1; a failure is recorded as `error` by the wrapper).
 struct RetBytes {
@@ -578,31 +590,8 @@ struct RetItems {
       c.rec->add("result", bytes);
   }
 };
-struct RetStream {
-  static constexpr int kSlots = 1;
-  static void post(Call &c, FILE *s) {
-    int32_t code = -1;
-    int fd = s ? fileno_unlocked(s) : -1;
-    if (unsigned(fd) < unsigned(kMaxFd)) {
-      code = newStreamCode();
-      g_streamCode[fd].store(code + 1, std::memory_order_relaxed);
-    }
-    c.rec->add("stream", code);
-  }
-};
-
-struct RetDir {
-  static constexpr int kSlots = 1;
-  static void post(Call &c, DIR *d) {
-    int32_t code = -1;
-    int fd = d ? dirfd(d) : -1;
-    if (unsigned(fd) < unsigned(kMaxFd)) {
-      code = newDirCode();
-      g_dirCode[fd].store(code + 1, std::memory_order_relaxed);
-    }
-    c.rec->add("dir", code);
-  }
-};
+using RetStream = NewTabledHandle<Table::Stream>;
+using RetDir = NewTabledHandle<Table::Dir>;
 
 } // namespace pk
 } // namespace sio::rt

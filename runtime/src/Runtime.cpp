@@ -603,6 +603,20 @@ void writeTrace(State &s, Trace &t, const std::string &path) {
 
 // ---- merge over PMPI point-to-point -------------------------------------------
 
+/// Testing hook (docs/runtime.md, "Testing hooks"): SIO_TEST_FINALIZE_FAULT=
+/// STAGE:RANK makes that rank fail at that stage of finalize (build, send,
+/// recv, finish), as a failed allocation would, so the tests can check that
+/// the application still ends normally.
+void testFault(const State &s, const char *stage) {
+  static const char *spec = std::getenv("SIO_TEST_FINALIZE_FAULT");
+  if (spec == nullptr)
+    return;
+  const std::string want = std::string(stage) + ":" + std::to_string(s.rank);
+  if (want == spec)
+    throw std::runtime_error(std::string("injected fault at ") + stage + " (SIO_TEST_FINALIZE_FAULT)");
+}
+
+
 constexpr int kTagHead = 0x510, kTagData = 0x511, kTagGo = 0x512;
 
 /// The trace goes up as compact JSON: first its size and the subtree's call
@@ -610,20 +624,52 @@ constexpr int kTagHead = 0x510, kTagData = 0x511, kTagGo = 0x512;
 /// so, the text follows in pieces of ~64 KiB as the writer makes them (it
 /// is never held whole on this side: the size comes from a first pass
 /// that only counts).
+///
+/// Whatever fails on this side, the parent receives exactly the bytes
+/// announced (the protocol must end, or the parent waits forever in
+/// MPI_Finalize): a trace that cannot be measured is sent as an empty one
+/// that says why; a text that fails half-way is padded, and the parent,
+/// which cannot read it, notes the merge failure and counts the calls dropped.
 void sendTrace(State &s, const Trace &t, int to) {
   unsigned long long head[2] = {0, s.subtreeCalls};
-  writeTraceTo([&](std::string_view piece) { head[0] += piece.size(); }, t, /*pretty=*/false);
+  const Trace *send = &t;
+  Trace stand;
+  try {
+    writeTraceTo([&](std::string_view piece) { head[0] += piece.size(); }, t, /*pretty=*/false);
+  } catch (const std::exception &e) {
+    stand.header = t.header;
+    stand.header.complete = false;
+    stand.header.notes.push_back("rank " + std::to_string(s.rank) + " could not send its trace: " + e.what());
+    send = &stand;
+    head[0] = 0;
+    writeTraceTo([&](std::string_view piece) { head[0] += piece.size(); }, stand, /*pretty=*/false);
+  }
   PMPI_Send(head, 2, MPI_UNSIGNED_LONG_LONG, to, kTagHead, s.mergeComm);
   int go = 0;
   PMPI_Recv(&go, 1, MPI_INT, to, kTagGo, s.mergeComm, MPI_STATUS_IGNORE);
   if (!go)
     return;
-  writeTraceTo(
-      [&](std::string_view piece) {
-        // Pieces are far below INT_MAX bytes (one table entry past 64 KiB).
-        PMPI_Send(piece.data(), int(piece.size()), MPI_CHAR, to, kTagData, s.mergeComm);
-      },
-      t, /*pretty=*/false);
+  unsigned long long sent = 0;
+  auto sendPiece = [&](const char *data, size_t n) {
+    // Pieces are far below INT_MAX bytes (one table entry past 64 KiB).
+    PMPI_Send(data, int(n), MPI_CHAR, to, kTagData, s.mergeComm);
+    sent += n;
+  };
+  try {
+    writeTraceTo(
+        [&](std::string_view piece) {
+          testFault(s, "send");
+          const size_t n = std::min<unsigned long long>(piece.size(), head[0] - sent);
+          if (n > 0)
+            sendPiece(piece.data(), n);
+        },
+        *send, /*pretty=*/false);
+  } catch (const std::exception &e) {
+    message("sio: warning: rank " + std::to_string(s.rank) + " could not send its whole trace: " + e.what());
+  }
+  static const std::string kPad(64 << 10, ' ');
+  while (sent < head[0])
+    sendPiece(kPad.data(), std::min<unsigned long long>(kPad.size(), head[0] - sent));
 }
 
 /// A child's trace, or nullopt when it does not fit under the cap next to
@@ -637,19 +683,42 @@ std::optional<Trace> recvTrace(State &s, int from, size_t held, uint64_t &calls,
   PMPI_Send(&go, 1, MPI_INT, from, kTagGo, s.mergeComm);
   if (!go)
     return std::nullopt;
+  // The child sends exactly textBytes (sendTrace); whatever fails here, all
+  // of them are received before the error goes on, or the child would wait
+  // forever in its MPI_Finalize.
   std::string text;
-  text.reserve(textBytes); // exactly: no doubling
-  while (text.size() < textBytes) {
+  size_t received = 0;
+  std::string failure;
+  try {
+    testFault(s, "recv");
+    text.reserve(textBytes); // exactly: no doubling
+  } catch (const std::exception &e) {
+    failure = e.what();
+  }
+  std::vector<char> discard;
+  while (received < textBytes) {
     MPI_Status st;
     PMPI_Probe(from, kTagData, s.mergeComm, &st);
     int n = 0;
     PMPI_Get_count(&st, MPI_CHAR, &n);
-    if (n <= 0 || text.size() + size_t(n) > textBytes)
-      throw std::runtime_error("rank " + std::to_string(from) + " sent more than the " + std::to_string(textBytes) +
-                               " bytes it announced");
-    text.resize(text.size() + size_t(n));
-    PMPI_Recv(text.data() + text.size() - size_t(n), n, MPI_CHAR, from, kTagData, s.mergeComm, MPI_STATUS_IGNORE);
+    char *into = nullptr;
+    if (failure.empty() && n > 0 && received + size_t(n) <= textBytes) {
+      text.resize(received + size_t(n));
+      into = text.data() + received;
+    } else {
+      if (failure.empty())
+        failure = "rank " + std::to_string(from) + " sent more than the " + std::to_string(textBytes) +
+                  " bytes it announced";
+      discard.resize(size_t(std::max(n, 1)));
+      into = discard.data();
+    }
+    PMPI_Recv(into, n, MPI_CHAR, from, kTagData, s.mergeComm, MPI_STATUS_IGNORE);
+    received += size_t(std::max(n, 0));
+    if (n <= 0)
+      break; // not the protocol: nothing more will come that counts
   }
+  if (!failure.empty())
+    throw std::runtime_error(failure);
   return deserializeTrace(text);
 }
 
@@ -1115,16 +1184,21 @@ void onMpiInitialized() {
   s.mpiInitEndTicks = ticks();
 }
 
-void finalizeMpi() {
-  State &s = S();
-  Blocked blk;
-  std::lock_guard lk(s.mu);
-  if (s.finished || !s.initialized || s.settings.disable || !s.mpiInitialized)
-    return;
-  g_active.store(false);
-  s.finished = true;
+void finalizeMerge(State &s) {
   double t0 = nowMs();
-  Trace t = buildRankTrace(s);
+  Trace t;
+  try {
+    drainAll(s); // first, so the events are counted even if the rest fails
+    testFault(s, "build");
+    t = buildRankTrace(s);
+  } catch (const std::exception &e) {
+    t = Trace();
+    t.header.nranks = s.nranks;
+    t.header.complete = false;
+    t.header.droppedEvents = s.events + g_dropped.load();
+    t.header.notes.push_back("rank " + std::to_string(s.rank) + " could not build its trace: " + e.what() +
+                             "; its events were dropped");
+  }
   s.subtreeCalls = s.events + g_dropped.load();
   double buildMs = nowMs() - t0;
 
@@ -1178,6 +1252,7 @@ void finalizeMpi() {
   }
   if (s.rank == 0) {
     double f0 = nowMs();
+    testFault(s, "finish");
     finalizeMerged(t);
     fillSiteTables(s, t);
     t.header.nranks = s.nranks;
@@ -1201,6 +1276,26 @@ void finalizeMpi() {
   if (s.settings.verbose)
     message("sio: rank " + std::to_string(s.rank) + ": " + std::to_string(s.events) + " events, " +
             std::to_string(g_dropped.load()) + " dropped");
+}
+
+void finalizeMpi() {
+  State &s = S();
+  Blocked blk;
+  std::lock_guard lk(s.mu);
+  if (s.finished || !s.initialized || s.settings.disable || !s.mpiInitialized)
+    return;
+  g_active.store(false);
+  s.finished = true;
+  // Nothing here may end the application (an exception would leave through
+  // MPI_Finalize, an extern "C" function, and terminate it), and every rank
+  // must go through the merge protocol whatever failed, or its partner
+  // waits forever: a rank that cannot build its trace sends an empty one
+  // that says why, and rank 0 that cannot finish the trace writes none.
+  try {
+    finalizeMerge(s);
+  } catch (const std::exception &e) {
+    message(std::string("sio: warning: rank ") + std::to_string(s.rank) + ": no trace: " + e.what());
+  }
   PMPI_Comm_free(&s.mergeComm);
 }
 

@@ -6,6 +6,7 @@
 // timing statistics) hold for any trace that reads without error. All errors
 // are TraceErrors naming the file and the JSON pointer of the bad field.
 #include "sio/trace/Json.h"
+#include "sio/trace/AtomicFile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -1256,45 +1257,8 @@ void writeTrace(std::ostream &out, const Trace &trace) {
 }
 
 void writeTraceFile(const std::string &path, const Trace &trace) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  auto failWith = [&](const std::string &what, int err) {
-    throw std::runtime_error(path + ": " + what + ": " + std::strerror(err));
-  };
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    failWith("cannot create " + tmp, errno);
   // Streamed: the text is written as it is made, never held whole.
-  auto writeAll = [&](std::string_view piece) {
-    const char *p = piece.data();
-    size_t left = piece.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd, p, left);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        failWith("cannot write", n < 0 ? errno : EIO);
-      p += n;
-      left -= size_t(n);
-    }
-  };
-  try {
-    writeTraceTo(writeAll, trace);
-  } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  // close() is where NFS and friends report a full disk.
-  if (::close(fd) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    failWith("cannot write", err);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    failWith("cannot rename " + tmp + " into place", err);
-  }
+  writeFileAtomically(path, [&](const TextSink &sink) { writeTraceTo(sink, trace); });
 }
 
 } // namespace sio::trace

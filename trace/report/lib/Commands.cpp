@@ -2,6 +2,7 @@
 
 #include "sio/report/Export.h"
 #include "sio/report/Report.h"
+#include "sio/trace/AtomicFile.h"
 #include "sio/trace/Json.h"
 
 #include <charconv>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <vector>
 #include <stdexcept>
 
@@ -117,13 +119,11 @@ template <typename F> void withOutput(const std::string &path, F write) {
     std::cout.flush();
     return;
   }
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f)
-    throw std::runtime_error(path + ": cannot open for writing");
-  write(f);
-  f.close();
-  if (!f)
-    throw std::runtime_error(path + ": write failed");
+  // Made whole first (reports and exports are bounded, see docs/report.md),
+  // then written so that a failure leaves no truncated file.
+  std::ostringstream text;
+  write(text);
+  sio::trace::writeFileAtomically(path, text.view());
 }
 
 } // namespace
