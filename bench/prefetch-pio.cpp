@@ -26,8 +26,7 @@ namespace {
 int rank = 0, nranks = 1;
 
 struct Plan {
-  std::vector<std::pair<int64_t, int64_t>>
-      accesses; ///< file offset, bytes (for --fadvise)
+  std::vector<std::pair<int64_t, int64_t>> accesses; ///< file offset, bytes (for --fadvise)
 };
 
 double now() { return MPI_Wtime(); }
@@ -40,9 +39,8 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   if (argc < 4) {
     if (rank == 0)
-      std::fprintf(stderr,
-                   "usage: prefetch-pio create FILE MIB | run FILE PATTERN "
-                   "[--compute-us N] [--fadvise] [--scale K]\n");
+      std::fprintf(stderr, "usage: prefetch-pio create FILE MIB | run FILE PATTERN "
+                           "[--compute-us N] [--fadvise] [--scale K]\n");
     MPI_Finalize();
     return 2;
   }
@@ -91,8 +89,7 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
 
   MPI_File fh;
-  MPI_File_open(MPI_COMM_WORLD, file.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL,
-                &fh);
+  MPI_File_open(MPI_COMM_WORLD, file.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
   const int adviseFd = fadvise ? open(file.c_str(), O_RDONLY) : -1;
   double io = 0, computeTotal = 0;
   long reads = 0;
@@ -124,17 +121,13 @@ int main(int argc, char **argv) {
       if (pattern == "simple")
         acc.push_back({(int64_t(i) * nranks + rank) * 262144, 65536});
       else if (pattern == "nested")
-        acc.push_back(
-            {(int64_t(i / 4) * nranks + rank) * 1048576 + (i % 4) * 131072,
-             65536});
+        acc.push_back({(int64_t(i / 4) * nranks + rank) * 1048576 + (i % 4) * 131072, 65536});
       else {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
         const int64_t span = int64_t(n) * 262144;
-        acc.push_back(
-            {int64_t(rank) * span + int64_t(x % uint64_t(span / 16384)) * 16384,
-             16384});
+        acc.push_back({int64_t(rank) * span + int64_t(x % uint64_t(span / 16384)) * 16384, 16384});
       }
     }
     buf.resize(65536);
@@ -146,8 +139,7 @@ int main(int argc, char **argv) {
         advise(next);
       }
       const double t = now();
-      MPI_File_read_at(fh, acc[size_t(i)].first, buf.data(),
-                       int(acc[size_t(i)].second), MPI_BYTE, MPI_STATUS_IGNORE);
+      MPI_File_read_at(fh, acc[size_t(i)].first, buf.data(), int(acc[size_t(i)].second), MPI_BYTE, MPI_STATUS_IGNORE);
       io += now() - t;
       ++reads;
       compute();
@@ -158,11 +150,9 @@ int main(int argc, char **argv) {
     // subarray view; 40*scale steps (btio: BTIO class B's 40 time steps, its
     // signature [42450944, 5308416, 40] in Byna et al. SC08 §VI) or 16*scale
     // (btio16, the benchmark's first shape) read with MPI_File_read_all.
-    const int sizes[3] = {16, 16 * nranks, 512}, subs[3] = {16, 16, 512},
-              starts[3] = {0, 16 * rank, 0};
+    const int sizes[3] = {16, 16 * nranks, 512}, subs[3] = {16, 16, 512}, starts[3] = {0, 16 * rank, 0};
     MPI_Datatype ft;
-    MPI_Type_create_subarray(3, sizes, subs, starts, MPI_ORDER_C, MPI_DOUBLE,
-                             &ft);
+    MPI_Type_create_subarray(3, sizes, subs, starts, MPI_ORDER_C, MPI_DOUBLE, &ft);
     MPI_Type_commit(&ft);
     MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL);
     const int elems = 16 * 16 * 512;
@@ -177,8 +167,7 @@ int main(int argc, char **argv) {
     };
     for (int t = 0; t < steps; ++t) {
       if (fadvise)
-        for (int k = (t == 0 ? 0 : 2); k <= 2 && t + k < steps;
-             ++k) // 2 steps = 32 requests ahead
+        for (int k = (t == 0 ? 0 : 2); k <= 2 && t + k < steps; ++k) // 2 steps = 32 requests ahead
           advise(stepPieces(t + k));
       const double t0 = now();
       MPI_File_read_all(fh, buf.data(), elems, MPI_DOUBLE, MPI_STATUS_IGNORE);
@@ -200,8 +189,7 @@ int main(int argc, char **argv) {
   MPI_Reduce(mine, sums, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(&total, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0)
-    std::printf("%.4f %.4f %.4f %ld\n", slowest, sums[0] / nranks,
-                sums[1] / nranks, reads);
+    std::printf("%.4f %.4f %.4f %ld\n", slowest, sums[0] / nranks, sums[1] / nranks, reads);
   MPI_Finalize();
   return 0;
 }

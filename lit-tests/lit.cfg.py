@@ -91,8 +91,11 @@ if getattr(config, "have_pnetcdf", False) and os.path.exists(config.pnetcdf_libr
     config.substitutions.append(("%sio-part-merge", tool("sio-part-merge")))
     if os.path.exists(lib("libsio-pnetcdf.so")) and os.path.exists(tool("sio-part-merge")):
         config.available_features.add("sio-pnetcdf")
-    if os.path.exists(lib("libsio-throttle.so")):
-        config.available_features.add("throttle")
+
+# bench/throttle's preload library (slow devices for the partitioning and
+# prefetch tests); it does not need PnetCDF.
+if os.path.exists(lib("libsio-throttle.so")):
+    config.available_features.add("throttle")
 
 # Optional outside tools of the report tests (scripts/deps.sh installs them).
 import shutil

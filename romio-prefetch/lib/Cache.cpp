@@ -7,8 +7,7 @@
 namespace sio::prefetch {
 
 BlockCache::BlockCache(size_t blockSize, size_t capacityBytes)
-    : blockSize_(std::max<size_t>(blockSize, 512)),
-      capacity_(std::max<size_t>(capacityBytes / blockSize_, 2)) {}
+    : blockSize_(std::max<size_t>(blockSize, 512)), capacity_(std::max<size_t>(capacityBytes / blockSize_, 2)) {}
 
 std::vector<char> BlockCache::takeBuffer() {
   if (!free_.empty()) {
@@ -19,8 +18,7 @@ std::vector<char> BlockCache::takeBuffer() {
   return std::vector<char>(blockSize_);
 }
 
-void BlockCache::erase(
-    std::unordered_map<BlockKey, Entry, BlockKeyHash>::iterator it) {
+void BlockCache::erase(std::unordered_map<BlockKey, Entry, BlockKeyHash>::iterator it) {
   Entry &e = it->second;
   if (e.state == State::Ready && e.pending && onWasted)
     onWasted(it->first.file, e.valid);
@@ -76,8 +74,7 @@ bool BlockCache::fill(BlockKey key, uint64_t generation, size_t bytes) {
 
 void BlockCache::abandon(BlockKey key, uint64_t generation) {
   auto it = map_.find(key);
-  if (it != map_.end() && it->second.state == State::Loading &&
-      it->second.generation == generation)
+  if (it != map_.end() && it->second.state == State::Loading && it->second.generation == generation)
     erase(it);
 }
 
@@ -86,8 +83,7 @@ const BlockCache::Entry *BlockCache::find(BlockKey key) const {
   return it == map_.end() ? nullptr : &it->second;
 }
 
-BlockCache::Lookup BlockCache::lookup(uint64_t file, int64_t offset,
-                                      int64_t length) const {
+BlockCache::Lookup BlockCache::lookup(uint64_t file, int64_t offset, int64_t length) const {
   if (length <= 0)
     return Lookup::Hit;
   const int64_t bs = int64_t(blockSize_);
@@ -100,8 +96,7 @@ BlockCache::Lookup BlockCache::lookup(uint64_t file, int64_t offset,
       loading = true;
       continue;
     }
-    const int64_t need = std::min(offset + length, (b + 1) * bs) -
-                         b * bs; // bytes of this block the range needs
+    const int64_t need = std::min(offset + length, (b + 1) * bs) - b * bs; // bytes of this block the range needs
     if (int64_t(it->second.valid) < need)
       return Lookup::Miss; // short block: end of file when it was read
   }
@@ -118,8 +113,7 @@ bool BlockCache::anyLoading(uint64_t file, int64_t offset, int64_t length) const
   return false;
 }
 
-void BlockCache::copy(uint64_t file, int64_t offset, int64_t length,
-                      char *dst) {
+void BlockCache::copy(uint64_t file, int64_t offset, int64_t length, char *dst) {
   const int64_t bs = int64_t(blockSize_);
   int64_t pos = offset;
   while (pos < offset + length) {

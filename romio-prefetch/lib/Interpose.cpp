@@ -51,8 +51,7 @@ constexpr double kDefaultMissLimit = 0.9;
 
 struct Counters {
   uint64_t reads = 0, hits = 0, misses = 0, excluded = 0, passthrough = 0;
-  uint64_t hitBytes = 0, missBytes = 0, prefetchedBytes = 0, wastedBytes = 0,
-           lateBytes = 0;
+  uint64_t hitBytes = 0, missBytes = 0, prefetchedBytes = 0, wastedBytes = 0, lateBytes = 0;
   uint64_t prefetchErrors = 0;
   uint64_t wakeups = 0; ///< reads that woke the prefetch thread
 };
@@ -67,11 +66,9 @@ struct FileState {
   std::string disabledBecause;
   bool atomic = false;
   std::string mode = "online";
-  std::shared_ptr<const View>
-      view; ///< null: a view the prefetcher does not serve
+  std::shared_ptr<const View> view; ///< null: a view the prefetcher does not serve
   Predictor predictor;
-  std::vector<Access>
-      plan; ///< the signature's accesses, in the view's logical bytes
+  std::vector<Access> plan; ///< the signature's accesses, in the view's logical bytes
   /// The plan's shift onto this rank from the signature's rank rule, known
   /// before the first read; nullopt: the first read places it.
   std::optional<int64_t> placed;
@@ -105,13 +102,11 @@ struct Global {
   bool busy = false;
   uint64_t nextId = 1;
   int rank = -1, nranks = 1;
-  std::map<std::string, std::shared_ptr<signature::SignatureReport>>
-      reports; ///< by path; null: unreadable
+  std::map<std::string, std::shared_ptr<signature::SignatureReport>> reports; ///< by path; null: unreadable
 };
 
 Global &g() {
-  static Global *global =
-      new Global; // never destroyed: MPI may call us during exit
+  static Global *global = new Global; // never destroyed: MPI may call us during exit
   return *global;
 }
 
@@ -135,8 +130,7 @@ std::string setting(MPI_Info info, const char *hint, const char *env) {
   return v.empty() ? envOr(env) : v;
 }
 
-size_t sizeSetting(MPI_Info info, const char *hint, const char *env,
-                   size_t fallback) {
+size_t sizeSetting(MPI_Info info, const char *hint, const char *env, size_t fallback) {
   const std::string v = setting(info, hint, env);
   if (v.empty())
     return fallback;
@@ -147,17 +141,13 @@ size_t sizeSetting(MPI_Info info, const char *hint, const char *env,
   else if (end && (*end == 'm' || *end == 'M'))
     n <<= 20;
   if (n == 0) {
-    std::fprintf(stderr,
-                 "sio-prefetch: %s='%s' is not a positive size; using %zu\n",
-                 hint, v.c_str(), fallback);
+    std::fprintf(stderr, "sio-prefetch: %s='%s' is not a positive size; using %zu\n", hint, v.c_str(), fallback);
     return fallback;
   }
   return size_t(n);
 }
 
-void note(const std::string &msg) {
-  std::fprintf(stderr, "sio-prefetch: rank %d: %s\n", g().rank, msg.c_str());
-}
+void note(const std::string &msg) { std::fprintf(stderr, "sio-prefetch: rank %d: %s\n", g().rank, msg.c_str()); }
 
 /// The file system must show our pread what MPI-IO wrote once the MPI
 /// consistency steps were taken: local POSIX file systems, NFS, Lustre.
@@ -178,8 +168,7 @@ bool fileSystemIsSupported(const std::string &path, std::string &why) {
     return true;
   default:
     char buf[64];
-    std::snprintf(buf, sizeof buf,
-                  "file system type 0x%lx not known to be POSIX-consistent",
+    std::snprintf(buf, sizeof buf, "file system type 0x%lx not known to be POSIX-consistent",
                   static_cast<unsigned long>(fs.f_type));
     why = buf;
     return false;
@@ -209,8 +198,7 @@ bool nameMatches(const std::string &pattern, const std::string &path) {
          fnmatch(baseName(pattern).c_str(), baseName(path).c_str(), 0) == 0;
 }
 
-std::shared_ptr<signature::SignatureReport>
-loadReport(const std::string &path) {
+std::shared_ptr<signature::SignatureReport> loadReport(const std::string &path) {
   auto &reports = g().reports;
   auto it = reports.find(path);
   if (it != reports.end())
@@ -221,8 +209,7 @@ loadReport(const std::string &path) {
     if (!in)
       throw signature::SignatureError("cannot open the file");
     nlohmann::json j = nlohmann::json::parse(in);
-    report = std::make_shared<signature::SignatureReport>(
-        signature::reportFromJson(j));
+    report = std::make_shared<signature::SignatureReport>(signature::reportFromJson(j));
   } catch (const std::exception &e) {
     note("signatures " + path + " not used: " + e.what() + "; learning online");
   }
@@ -252,8 +239,7 @@ void chooseSignature(FileState &f, const std::string &sigPath) {
     return;
   for (const auto &group : report->groups) {
     const auto &s = group.signature;
-    if (s.trace.op == signature::Operation::Write ||
-        !group.ranks.contains(g().rank))
+    if (s.trace.op == signature::Operation::Write || !group.ranks.contains(g().rank))
       continue;
     if (s.file < 0 || size_t(s.file) >= report->fileNames.size() ||
         !nameMatches(report->fileNames[size_t(s.file)], f.name))
@@ -291,19 +277,16 @@ void prefetchLoop() {
       const int64_t bs = int64_t(G.cache->blockSize());
       for (const Access &a : next) {
         for (const Piece &p : f.view->map(a.offset, a.size)) {
-          for (int64_t b = p.offset / bs; b <= (p.offset + p.length - 1) / bs;
-               ++b) {
+          for (int64_t b = p.offset / bs; b <= (p.offset + p.length - 1) / bs; ++b) {
             const BlockKey key{f.id, b};
             if (G.cache->contains(key))
               continue;
-            if (G.cache->claim(key, f.generation) !=
-                BlockCache::Claim::Claimed) {
+            if (G.cache->claim(key, f.generation) != BlockCache::Claim::Claimed) {
               // Full of predictions not yet read: wait for the application,
               // unless even its next access is not cached (the predictions
               // are stale); then the oldest one gives way.
               if (&a != &next.front() || !G.cache->demoteOldestPending() ||
-                  G.cache->claim(key, f.generation) !=
-                      BlockCache::Claim::Claimed)
+                  G.cache->claim(key, f.generation) != BlockCache::Claim::Claimed)
                 goto nextFile;
             }
             std::shared_ptr<FileState> keep = fp;
@@ -364,8 +347,8 @@ void drop(MPI_File fh) {
 /// A read of `count` elements at view position `etypeOffset`, or of the
 /// individual file pointer when nullopt. Returns true and fills `buf` when
 /// the cache holds every byte; records the read for the predictor either way.
-bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf,
-              int64_t count, MPI_Datatype type, int64_t &bytesOut) {
+bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int64_t count, MPI_Datatype type,
+              int64_t &bytesOut) {
   Global &G = g();
   std::shared_ptr<FileState> fp;
   if (count <= 0)
@@ -490,8 +473,7 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf,
 }
 
 /// Invalidate what a local write of `count` elements touches.
-void invalidateWrite(MPI_File fh, std::optional<MPI_Offset> etypeOffset,
-                     int count, MPI_Datatype type) {
+void invalidateWrite(MPI_File fh, std::optional<MPI_Offset> etypeOffset, int count, MPI_Datatype type) {
   Global &G = g();
   std::shared_ptr<FileState> fp;
   {
@@ -514,8 +496,7 @@ void invalidateWrite(MPI_File fh, std::optional<MPI_Offset> etypeOffset,
     G.cache->dropFile(fp->id);
     return;
   }
-  for (const Piece &p :
-       fp->view->map(int64_t(pos) * fp->view->etypeSize, int64_t(size) * count))
+  for (const Piece &p : fp->view->map(int64_t(pos) * fp->view->etypeSize, int64_t(size) * count))
     G.cache->invalidate(fp->id, p.offset, p.length);
 }
 
@@ -552,14 +533,12 @@ void report(const FileState &f) {
   }
   int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   if (fd < 0) {
-    std::fprintf(stderr,
-                 "sio-prefetch: cannot open SIO_PREFETCH_REPORT file %s: %s\n",
-                 target.c_str(), std::strerror(errno));
+    std::fprintf(stderr, "sio-prefetch: cannot open SIO_PREFETCH_REPORT file %s: %s\n", target.c_str(),
+                 std::strerror(errno));
     std::fputs(line, stderr);
     return;
   }
-  [[maybe_unused]] ssize_t w =
-      ::write(fd, line, std::strlen(line)); // one append per line
+  [[maybe_unused]] ssize_t w = ::write(fd, line, std::strlen(line)); // one append per line
   ::close(fd);
 }
 
@@ -594,8 +573,7 @@ int advancePointer(MPI_File fh, int64_t bytes) {
     std::lock_guard lock(g().mu);
     f = lookupFile(fh);
   }
-  return PMPI_File_seek(fh, MPI_Offset(bytes / f->view->etypeSize),
-                        MPI_SEEK_CUR);
+  return PMPI_File_seek(fh, MPI_Offset(bytes / f->view->etypeSize), MPI_SEEK_CUR);
 }
 
 } // namespace
@@ -608,8 +586,7 @@ using namespace sio::prefetch;
 
 extern "C" {
 
-int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
-                  MPI_File *fh) {
+int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh) {
   int rc = PMPI_File_open(comm, filename, amode, info, fh);
   if (rc != MPI_SUCCESS)
     return rc;
@@ -625,8 +602,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
   auto f = std::make_shared<FileState>();
   f->name = filename ? filename : "";
   f->path = stripPrefix(filename);
-  f->distance = sizeSetting(info, "sio_prefetch_distance",
-                            "SIO_PREFETCH_DISTANCE", kDefaultDistance);
+  f->distance = sizeSetting(info, "sio_prefetch_distance", "SIO_PREFETCH_DISTANCE", kDefaultDistance);
   f->view = std::make_shared<View>(*flattenView(0, MPI_BYTE, MPI_BYTE));
   std::string why;
   const std::string onoff = setting(info, "sio_prefetch", "SIO_PREFETCH");
@@ -637,15 +613,12 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
   else if (!fileSystemIsSupported(f->path, why))
     f->disable(why);
   else if ((f->fd = ::open(f->path.c_str(), O_RDONLY | O_CLOEXEC)) < 0)
-    f->disable(std::string("cannot open the file for prefetching: ") +
-               std::strerror(errno));
+    f->disable(std::string("cannot open the file for prefetching: ") + std::strerror(errno));
   std::lock_guard lock(G.mu);
   if (!G.cache) {
     G.cache = std::make_unique<BlockCache>(
-        sizeSetting(info, "sio_prefetch_block", "SIO_PREFETCH_BLOCK",
-                    kDefaultBlock),
-        sizeSetting(info, "sio_prefetch_cache_size", "SIO_PREFETCH_CACHE_SIZE",
-                    kDefaultCache));
+        sizeSetting(info, "sio_prefetch_block", "SIO_PREFETCH_BLOCK", kDefaultBlock),
+        sizeSetting(info, "sio_prefetch_cache_size", "SIO_PREFETCH_CACHE_SIZE", kDefaultCache));
     G.cache->onWasted = [](uint64_t file, uint64_t bytes) {
       for (auto &[h, fs] : g().files)
         if (fs->id == file)
@@ -653,8 +626,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     };
   }
   if (f->enabled) {
-    const std::string sigs =
-        setting(info, "sio_prefetch_signatures", "SIO_PREFETCH_SIGNATURES");
+    const std::string sigs = setting(info, "sio_prefetch_signatures", "SIO_PREFETCH_SIGNATURES");
     if (!sigs.empty())
       chooseSignature(*f, sigs);
   }
@@ -696,8 +668,7 @@ int MPI_File_close(MPI_File *fh) {
   return PMPI_File_close(fh);
 }
 
-int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
-                      MPI_Datatype filetype, const char *datarep,
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep,
                       MPI_Info info) {
   int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
   std::optional<View> v;
@@ -747,8 +718,7 @@ int MPI_File_set_atomicity(MPI_File fh, int flag) {
 // --- Reads
 // ---------------------------------------------------------------------
 
-int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
-                  MPI_Status *status) {
+int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
   int64_t bytes = 0;
   if (tryServe(fh, std::nullopt, buf, count, datatype, bytes)) {
     setStatus(status, datatype, count);
@@ -757,8 +727,7 @@ int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
   return PMPI_File_read(fh, buf, count, datatype, status);
 }
 
-int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count,
-                     MPI_Datatype datatype, MPI_Status *status) {
+int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
   int64_t bytes = 0;
   if (tryServe(fh, offset, buf, count, datatype, bytes)) {
     setStatus(status, datatype, count);
@@ -769,8 +738,7 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count,
 
 // Collectives: every rank enters MPI; a rank the cache served takes part
 // with count 0.
-int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
-                      MPI_Status *status) {
+int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
   int64_t bytes = 0;
   if (tryServe(fh, std::nullopt, buf, count, datatype, bytes)) {
     MPI_Status st;
@@ -783,8 +751,8 @@ int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
   return PMPI_File_read_all(fh, buf, count, datatype, status);
 }
 
-int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
-                         MPI_Datatype datatype, MPI_Status *status) {
+int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                         MPI_Status *status) {
   int64_t bytes = 0;
   if (tryServe(fh, offset, buf, count, datatype, bytes)) {
     MPI_Status st;
@@ -797,26 +765,23 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
   return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
 }
 
-int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
-                   MPI_Request *request) {
+int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
   int64_t bytes = 0;
   if (tryServe(fh, std::nullopt, buf, count, datatype, bytes)) {
     int rc = advancePointer(fh, bytes);
     if (rc != MPI_SUCCESS)
       return rc;
-    rc = PMPI_Grequest_start(servedQuery, servedFree, servedCancel,
-                             new Served{datatype, count}, request);
+    rc = PMPI_Grequest_start(servedQuery, servedFree, servedCancel, new Served{datatype, count}, request);
     return rc == MPI_SUCCESS ? PMPI_Grequest_complete(*request) : rc;
   }
   return PMPI_File_iread(fh, buf, count, datatype, request);
 }
 
-int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count,
-                      MPI_Datatype datatype, MPI_Request *request) {
+int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                      MPI_Request *request) {
   int64_t bytes = 0;
   if (tryServe(fh, offset, buf, count, datatype, bytes)) {
-    int rc = PMPI_Grequest_start(servedQuery, servedFree, servedCancel,
-                                 new Served{datatype, count}, request);
+    int rc = PMPI_Grequest_start(servedQuery, servedFree, servedCancel, new Served{datatype, count}, request);
     return rc == MPI_SUCCESS ? PMPI_Grequest_complete(*request) : rc;
   }
   return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
@@ -824,18 +789,15 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count,
 
 // Shared and ordered file pointers: not served (the position is the group's),
 // counted as excluded.
-int MPI_File_read_shared(MPI_File fh, void *buf, int count,
-                         MPI_Datatype datatype, MPI_Status *status) {
+int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
   excluded(fh);
   return PMPI_File_read_shared(fh, buf, count, datatype, status);
 }
-int MPI_File_read_ordered(MPI_File fh, void *buf, int count,
-                          MPI_Datatype datatype, MPI_Status *status) {
+int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
   excluded(fh);
   return PMPI_File_read_ordered(fh, buf, count, datatype, status);
 }
-int MPI_File_iread_shared(MPI_File fh, void *buf, int count,
-                          MPI_Datatype datatype, MPI_Request *request) {
+int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) {
   excluded(fh);
   return PMPI_File_iread_shared(fh, buf, count, datatype, request);
 }
@@ -843,37 +805,30 @@ int MPI_File_iread_shared(MPI_File fh, void *buf, int count,
 // --- Writes: invalidate what they overlap, before (so no load in flight is
 // kept) and after (so no load that raced with the write is kept). ---
 
-int MPI_File_write(MPI_File fh, const void *buf, int count,
-                   MPI_Datatype datatype, MPI_Status *status) {
+int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
   MPI_Offset pos = 0;
   bool known = PMPI_File_get_position(fh, &pos) == MPI_SUCCESS;
-  invalidateWrite(fh, known ? std::optional<MPI_Offset>(pos) : std::nullopt,
-                  count, datatype);
+  invalidateWrite(fh, known ? std::optional<MPI_Offset>(pos) : std::nullopt, count, datatype);
   int rc = PMPI_File_write(fh, buf, count, datatype, status);
-  invalidateWrite(fh, known ? std::optional<MPI_Offset>(pos) : std::nullopt,
-                  count, datatype);
+  invalidateWrite(fh, known ? std::optional<MPI_Offset>(pos) : std::nullopt, count, datatype);
   return rc;
 }
-int MPI_File_write_all(MPI_File fh, const void *buf, int count,
-                       MPI_Datatype datatype, MPI_Status *status) {
+int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) {
   MPI_Offset pos = 0;
   bool known = PMPI_File_get_position(fh, &pos) == MPI_SUCCESS;
-  invalidateWrite(fh, known ? std::optional<MPI_Offset>(pos) : std::nullopt,
-                  count, datatype);
+  invalidateWrite(fh, known ? std::optional<MPI_Offset>(pos) : std::nullopt, count, datatype);
   int rc = PMPI_File_write_all(fh, buf, count, datatype, status);
-  invalidateWrite(fh, known ? std::optional<MPI_Offset>(pos) : std::nullopt,
-                  count, datatype);
+  invalidateWrite(fh, known ? std::optional<MPI_Offset>(pos) : std::nullopt, count, datatype);
   return rc;
 }
-int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf,
-                      int count, MPI_Datatype datatype, MPI_Status *status) {
+int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+                      MPI_Status *status) {
   invalidateWrite(fh, offset, count, datatype);
   int rc = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
   invalidateWrite(fh, offset, count, datatype);
   return rc;
 }
-int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf,
-                          int count, MPI_Datatype datatype,
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
                           MPI_Status *status) {
   invalidateWrite(fh, offset, count, datatype);
   int rc = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);

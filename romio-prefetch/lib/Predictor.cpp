@@ -15,8 +15,7 @@ const char *stateName(PredictorState state) {
   return "?";
 }
 
-std::optional<std::vector<Access>>
-expandSignature(const signature::TraceSignature &sig, size_t limit) {
+std::optional<std::vector<Access>> expandSignature(const signature::TraceSignature &sig, size_t limit) {
   std::vector<Access> out;
   for (const auto &c : sig.components)
     if (c.strideKind != signature::StrideKind::Fixed)
@@ -31,8 +30,7 @@ expandSignature(const signature::TraceSignature &sig, size_t limit) {
         for (int64_t j = 0; j < count; ++j) {
           if (out.size() >= limit)
             return out;
-          const int64_t size =
-              c.size.regular ? c.size.progression.at(j) : c.size.max;
+          const int64_t size = c.size.regular ? c.size.progression.at(j) : c.size.max;
           out.push_back({p, size});
           p += c.stride;
         }
@@ -72,9 +70,7 @@ void Predictor::fallBack() {
   detector_ = signature::OnlineDetector();
   for (const auto &a : recent_)
     detector_.observe(a.offset);
-  state_ = detector_.state() == signature::DetectorState::Stable
-               ? PredictorState::Stable
-               : PredictorState::Learning;
+  state_ = detector_.state() == signature::DetectorState::Stable ? PredictorState::Stable : PredictorState::Learning;
   expected_ = detector_.predictNext();
 }
 
@@ -95,8 +91,7 @@ bool Predictor::observe(int64_t offset, int64_t size) {
       shift_ = offset - plan_[0].offset;
       return false;
     }
-    const bool hit =
-        cursor_ < plan_.size() && plan_[cursor_].offset + shift_ == offset;
+    const bool hit = cursor_ < plan_.size() && plan_[cursor_].offset + shift_ == offset;
     missHistory_ = ((missHistory_ << 1) | (hit ? 0u : 1u)) & 0xffu;
     if (++observed_ >= 8 && __builtin_popcount(missHistory_) >= 6) {
       fallBack();
@@ -122,9 +117,7 @@ bool Predictor::observe(int64_t offset, int64_t size) {
   }
   const bool predicted = expected_ && *expected_ == offset;
   detector_.observe(offset);
-  state_ = detector_.state() == signature::DetectorState::Stable
-               ? PredictorState::Stable
-               : PredictorState::Learning;
+  state_ = detector_.state() == signature::DetectorState::Stable ? PredictorState::Stable : PredictorState::Learning;
   expected_ = detector_.predictNext();
   return predicted;
 }

@@ -46,8 +46,7 @@ struct Flattener {
     std::vector<int> ints(size_t(ni) + 1);
     std::vector<MPI_Aint> addrs(size_t(na) + 1);
     std::vector<MPI_Datatype> types(size_t(nd) + 1);
-    PMPI_Type_get_contents(t, ni, na, nd, ints.data(), addrs.data(),
-                           types.data());
+    PMPI_Type_get_contents(t, ni, na, nd, ints.data(), addrs.data(), types.data());
     MPI_Datatype old = nd > 0 ? types[0] : MPI_DATATYPE_NULL;
     const int64_t ext = old != MPI_DATATYPE_NULL ? extentOf(old) : 0;
     switch (combiner) {
@@ -62,9 +61,7 @@ struct Flattener {
     case MPI_COMBINER_VECTOR:
     case MPI_COMBINER_HVECTOR: {
       const int count = ints[0], block = ints[1];
-      const int64_t stride = combiner == MPI_COMBINER_VECTOR
-                                 ? int64_t(ints[2]) * ext
-                                 : int64_t(addrs[0]);
+      const int64_t stride = combiner == MPI_COMBINER_VECTOR ? int64_t(ints[2]) * ext : int64_t(addrs[0]);
       if (stride < 0)
         ok = false;
       for (int i = 0; i < count && ok; ++i)
@@ -141,9 +138,7 @@ std::vector<Piece> View::map(int64_t logical, int64_t length) const {
   }
   int64_t tile = logical / size;
   int64_t within = logical % size;
-  size_t seg = size_t(std::upper_bound(prefix.begin(), prefix.end(), within) -
-                      prefix.begin()) -
-               1;
+  size_t seg = size_t(std::upper_bound(prefix.begin(), prefix.end(), within) - prefix.begin()) - 1;
   while (length > 0) {
     const Piece &s = segments[seg];
     const int64_t in = within - prefix[seg];
@@ -164,8 +159,7 @@ std::vector<Piece> View::map(int64_t logical, int64_t length) const {
   return pieces;
 }
 
-std::optional<View> flattenView(MPI_Offset disp, MPI_Datatype etype,
-                                MPI_Datatype filetype) {
+std::optional<View> flattenView(MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype) {
   Flattener f;
   f.flatten(filetype, 0);
   if (!f.ok || f.out.empty())

@@ -19,14 +19,11 @@ struct Piece {
 struct View {
   int64_t disp = 0;
   int64_t etypeSize = 1;
-  int64_t extent = 1; ///< of the filetype
-  int64_t size = 1;   ///< bytes of data per filetype
-  std::vector<Piece>
-      segments; ///< in typemap order, relative to the filetype's origin
+  int64_t extent = 1;          ///< of the filetype
+  int64_t size = 1;            ///< bytes of data per filetype
+  std::vector<Piece> segments; ///< in typemap order, relative to the filetype's origin
   std::vector<int64_t> prefix; ///< logical bytes before each segment
-  bool contiguous() const {
-    return segments.size() == 1 && segments[0].offset == 0 && size == extent;
-  }
+  bool contiguous() const { return segments.size() == 1 && segments[0].offset == 0 && size == extent; }
   /// File pieces of the logical bytes [logical, logical+length).
   std::vector<Piece> map(int64_t logical, int64_t length) const;
 };
@@ -34,8 +31,7 @@ struct View {
 /// The view (disp, etype, filetype), or nullopt when the filetype is not one
 /// the prefetcher serves (named, contiguous, vector, hvector, indexed,
 /// subarray, resized and dup of those, with monotonic offsets).
-std::optional<View> flattenView(MPI_Offset disp, MPI_Datatype etype,
-                                MPI_Datatype filetype);
+std::optional<View> flattenView(MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype);
 
 /// Bytes of `count` elements of a memory datatype stored contiguously (no
 /// gaps, lower bound 0), or nullopt.

@@ -7,8 +7,7 @@ using namespace sio::signature;
 
 namespace {
 
-TraceSignature strided(int64_t init, int64_t stride, int64_t size,
-                       int64_t count) {
+TraceSignature strided(int64_t init, int64_t stride, int64_t size, int64_t count) {
   TraceSignature t;
   t.initialPosition = init;
   Component c;
@@ -34,8 +33,7 @@ TEST(ExpandSignature, NestedStridedFollowsTheNotation) {
   std::vector<int64_t> offs;
   for (auto &a : *plan)
     offs.push_back(a.offset);
-  EXPECT_EQ(offs,
-            (std::vector<int64_t>{0, 100, 200, 300, 1300, 1400, 1500, 1600}));
+  EXPECT_EQ(offs, (std::vector<int64_t>{0, 100, 200, 300, 1300, 1400, 1500, 1600}));
 }
 
 TEST(ExpandSignature, RandomHasNoPlan) {

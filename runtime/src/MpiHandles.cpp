@@ -7,6 +7,8 @@
 
 #include <mpi.h>
 
+#include <climits>
+
 #include <mutex>
 #include <set>
 #include <string>
@@ -159,7 +161,14 @@ bool typeContents(MPI_Datatype type, int combiner, std::vector<int> &ints, std::
     aints = std::move(a);
     return true;
   }
-  auto asInt = [](MPI_Count v) { return int(v); }; // the int layout; values beyond int are cut (documented)
+  // The int layout: a type with a count beyond int is not described (it
+  // becomes an unreadable entry with its size and extent, which the replay
+  // approximates and says so) rather than described with a cut value.
+  bool fits = true;
+  auto asInt = [&fits](MPI_Count v) {
+    fits = fits && v >= INT_MIN && v <= INT_MAX;
+    return int(v);
+  };
   ints.clear();
   aints.clear();
   const size_t n = c.empty() ? 0 : size_t(c[0]);
@@ -170,7 +179,7 @@ bool typeContents(MPI_Datatype type, int combiner, std::vector<int> &ints, std::
   case MPI_COMBINER_INDEXED_BLOCK:
     for (MPI_Count v : c)
       ints.push_back(asInt(v));
-    return true;
+    return fits;
   case MPI_COMBINER_HVECTOR:
   case MPI_COMBINER_HINDEXED:
   case MPI_COMBINER_HINDEXED_BLOCK:
@@ -182,7 +191,7 @@ bool typeContents(MPI_Datatype type, int combiner, std::vector<int> &ints, std::
         ints.push_back(asInt(c[k]));
       else
         aints.push_back(MPI_Aint(c[k]));
-    return true;
+    return fits;
   }
   case MPI_COMBINER_SUBARRAY: // ints = ndims, order; counts = sizes, subsizes, starts
     if (i.size() != 2)
@@ -191,7 +200,7 @@ bool typeContents(MPI_Datatype type, int combiner, std::vector<int> &ints, std::
     for (MPI_Count v : c)
       ints.push_back(asInt(v));
     ints.push_back(i[1]);
-    return true;
+    return fits;
   case MPI_COMBINER_DARRAY: { // ints = size, rank, ndims, distribs, dargs, psizes, order; counts = gsizes
     if (i.size() < 3)
       return false;
@@ -199,12 +208,12 @@ bool typeContents(MPI_Datatype type, int combiner, std::vector<int> &ints, std::
     for (MPI_Count v : c)
       ints.push_back(asInt(v));
     ints.insert(ints.end(), i.begin() + 3, i.end());
-    return true;
+    return fits;
   }
   case MPI_COMBINER_RESIZED:
     for (MPI_Count v : c)
       aints.push_back(MPI_Aint(v));
-    return true;
+    return fits;
   default:
     return false;
   }

@@ -53,8 +53,7 @@ void compute() {
 }
 
 // The buffer must hold byteAt(o) for each file offset o in `offsets`.
-void check(const unsigned char *buf, const std::vector<int64_t> &offsets,
-           int version = 0) {
+void check(const unsigned char *buf, const std::vector<int64_t> &offsets, int version = 0) {
   ++reads;
   for (size_t i = 0; i < offsets.size(); ++i)
     if (buf[i] != byteAt(offsets[i], version))
@@ -72,8 +71,7 @@ void checkStatus(MPI_Status &st, MPI_Datatype t, int expected) {
   int n = -1;
   MPI_Get_count(&st, t, &n);
   if (n != expected) {
-    std::fprintf(stderr, "rank %d: MPI_Get_count says %d, expected %d\n", rank,
-                 n, expected);
+    std::fprintf(stderr, "rank %d: MPI_Get_count says %d, expected %d\n", rank, n, expected);
     ++wrong;
   }
 }
@@ -127,8 +125,8 @@ void segmented(MPI_File fh) {
   MPI_Offset pos = 0;
   MPI_File_get_position(fh, &pos);
   if (pos != rank * seg + 48 * S) {
-    std::fprintf(stderr, "rank %d: file pointer at %lld, expected %lld\n", rank,
-                 (long long)pos, (long long)(rank * seg + 48 * S));
+    std::fprintf(stderr, "rank %d: file pointer at %lld, expected %lld\n", rank, (long long)pos,
+                 (long long)(rank * seg + 48 * S));
     ++wrong;
   }
 }
@@ -136,11 +134,9 @@ void segmented(MPI_File fh) {
 // BTIO-style: a 3-d array of doubles {8, 4P, 32}, rank r owns {8, 4, 32} at
 // {0, 4r, 0}; one subarray view, 16 time steps read with MPI_File_read_all.
 void btio(MPI_File fh) {
-  const int sizes[3] = {8, 4 * nranks, 32}, subs[3] = {8, 4, 32},
-            starts[3] = {0, 4 * rank, 0};
+  const int sizes[3] = {8, 4 * nranks, 32}, subs[3] = {8, 4, 32}, starts[3] = {0, 4 * rank, 0};
   MPI_Datatype ft;
-  MPI_Type_create_subarray(3, sizes, subs, starts, MPI_ORDER_C, MPI_DOUBLE,
-                           &ft);
+  MPI_Type_create_subarray(3, sizes, subs, starts, MPI_ORDER_C, MPI_DOUBLE, &ft);
   MPI_Type_commit(&ft);
   MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL);
   settle();
@@ -155,8 +151,7 @@ void btio(MPI_File fh) {
     for (int z = 0; z < 8; ++z)
       for (int y = 0; y < 4; ++y)
         for (int64_t b = 0; b < 32 * 8; ++b)
-          offs.push_back(t * step +
-                         ((int64_t(z) * sizes[1] + 4 * rank + y) * 32) * 8 + b);
+          offs.push_back(t * step + ((int64_t(z) * sizes[1] + 4 * rank + y) * 32) * 8 + b);
     check(buf.data(), offs);
     compute();
   }
@@ -166,8 +161,7 @@ void btio(MPI_File fh) {
 // Tile I/O: frames of a {32, 64P} array of ints; rank r reads its {32, 64}
 // tile of each of 12 frames with MPI_File_read_at_all at explicit offsets.
 void tile(MPI_File fh) {
-  const int sizes[2] = {32, 64 * nranks}, subs[2] = {32, 64},
-            starts[2] = {0, 64 * rank};
+  const int sizes[2] = {32, 64 * nranks}, subs[2] = {32, 64}, starts[2] = {0, 64 * rank};
   MPI_Datatype ft;
   MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &ft);
   MPI_Type_commit(&ft);
@@ -177,13 +171,11 @@ void tile(MPI_File fh) {
   const int64_t frame = int64_t(sizes[0]) * sizes[1] * 4;
   std::vector<unsigned char> buf(size_t(n) * 4);
   for (int t = 0; t < 12; ++t) {
-    MPI_File_read_at_all(fh, MPI_Offset(t) * n, buf.data(), n, MPI_INT,
-                         MPI_STATUS_IGNORE);
+    MPI_File_read_at_all(fh, MPI_Offset(t) * n, buf.data(), n, MPI_INT, MPI_STATUS_IGNORE);
     std::vector<int64_t> offs;
     for (int y = 0; y < 32; ++y)
       for (int64_t b = 0; b < 64 * 4; ++b)
-        offs.push_back(disp + t * frame +
-                       (int64_t(y) * sizes[1] + 64 * rank) * 4 + b);
+        offs.push_back(disp + t * frame + (int64_t(y) * sizes[1] + 64 * rank) * 4 + b);
     check(buf.data(), offs);
     compute();
   }
@@ -197,8 +189,7 @@ void vector(MPI_File fh, bool nonblocking) {
   MPI_Datatype ft;
   MPI_Type_vector(blocks, B, B * nranks, MPI_BYTE, &ft);
   MPI_Type_commit(&ft);
-  MPI_File_set_view(fh, int64_t(rank) * B, MPI_BYTE, ft, "native",
-                    MPI_INFO_NULL);
+  MPI_File_set_view(fh, int64_t(rank) * B, MPI_BYTE, ft, "native", MPI_INFO_NULL);
   std::vector<unsigned char> buf(B);
   for (int i = 0; i < blocks; ++i) {
     MPI_Status st;
@@ -231,8 +222,7 @@ void rewrite(MPI_File fh, int64_t size) {
     std::vector<unsigned char> buf(static_cast<size_t>(size));
     for (int64_t o = 0; o < size; ++o)
       buf[size_t(o)] = byteAt(o, 1);
-    MPI_File_write_at(fh, 0, buf.data(), int(size), MPI_BYTE,
-                      MPI_STATUS_IGNORE);
+    MPI_File_write_at(fh, 0, buf.data(), int(size), MPI_BYTE, MPI_STATUS_IGNORE);
   }
   MPI_File_sync(fh);
   MPI_Barrier(MPI_COMM_WORLD);
@@ -262,8 +252,7 @@ void selfwrite(MPI_File fh, WriteForm form) {
       MPI_File_write_at(fh, off, buf.data(), S, MPI_BYTE, MPI_STATUS_IGNORE);
       break;
     case WriteForm::AtLargeCount:
-      MPI_File_write_at_c(fh, off, buf.data(), MPI_Count(S), MPI_BYTE,
-                          MPI_STATUS_IGNORE);
+      MPI_File_write_at_c(fh, off, buf.data(), MPI_Count(S), MPI_BYTE, MPI_STATUS_IGNORE);
       break;
     case WriteForm::Ordered:
       MPI_File_write_ordered(fh, buf.data(), S, MPI_BYTE, MPI_STATUS_IGNORE);
@@ -366,9 +355,7 @@ int main(int argc, char **argv) {
   create(size, 0);
   MPI_File fh;
   const int amode =
-      pattern.rfind("rewrite", 0) == 0 || pattern.rfind("selfwrite", 0) == 0
-          ? MPI_MODE_RDWR
-          : MPI_MODE_RDONLY;
+      pattern.rfind("rewrite", 0) == 0 || pattern.rfind("selfwrite", 0) == 0 ? MPI_MODE_RDWR : MPI_MODE_RDONLY;
   MPI_Info info = hints();
   if (MPI_File_open(MPI_COMM_WORLD, kFile, amode, info, &fh) != MPI_SUCCESS) {
     std::fprintf(stderr, "cannot open %s\n", kFile);
@@ -415,8 +402,7 @@ int main(int argc, char **argv) {
   long totals[2] = {reads, wrong}, sums[2] = {0, 0};
   MPI_Reduce(totals, sums, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0)
-    std::printf("%s: %ld reads, %ld wrong bytes\n", pattern.c_str(), sums[0],
-                sums[1]);
+    std::printf("%s: %ld reads, %ld wrong bytes\n", pattern.c_str(), sums[0], sums[1]);
   MPI_Finalize();
   return sums[1] == 0 ? 0 : 1;
 }

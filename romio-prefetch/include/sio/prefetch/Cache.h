@@ -24,8 +24,7 @@ struct BlockKey {
 
 struct BlockKeyHash {
   size_t operator()(const BlockKey &k) const {
-    return std::hash<uint64_t>()(k.file * 0x9E3779B97F4A7C15ull ^
-                                 uint64_t(k.block));
+    return std::hash<uint64_t>()(k.file * 0x9E3779B97F4A7C15ull ^ uint64_t(k.block));
   }
 };
 
@@ -35,8 +34,7 @@ public:
   struct Entry {
     State state = State::Loading;
     uint64_t generation = 0; ///< the file's generation when the load started
-    std::vector<char>
-        data; ///< blockSize bytes; `valid` of them hold the file's
+    std::vector<char> data;  ///< blockSize bytes; `valid` of them hold the file's
     size_t valid = 0;
     bool pending = false; ///< prefetched, not read yet
     std::list<BlockKey>::iterator lru;

@@ -37,9 +37,8 @@ const char *stateName(PredictorState state);
 /// The accesses a trace signature describes (docs/signatures.md, "To rebuild
 /// a rank's accesses"), at most `limit` of them; nullopt when a component's
 /// stride is not fixed (random or Markov: nothing to expand).
-std::optional<std::vector<Access>>
-expandSignature(const signature::TraceSignature &sig, size_t limit = size_t(1)
-                                                                     << 20);
+std::optional<std::vector<Access>> expandSignature(const signature::TraceSignature &sig, size_t limit = size_t(1)
+                                                                                                        << 20);
 
 class Predictor {
 public:
@@ -79,15 +78,13 @@ private:
   size_t cursor_ = 0;                         ///< plan index of the next read
   int64_t shift_ = 0;
   int unexplained_ = 0;
-  uint32_t missHistory_ =
-      0; ///< bit i: the (i+1)-th last read was not the predicted one
+  uint32_t missHistory_ = 0; ///< bit i: the (i+1)-th last read was not the predicted one
   uint32_t observed_ = 0;
   bool started_ = false;
   bool placed_ = false; ///< shift_ came from the rank rule, before any read
   bool abandoned_ = false;
   uint64_t adjustments_ = 0;
-  std::vector<Access>
-      recent_; ///< last reads (bounded), replayed into the detector on fallback
+  std::vector<Access> recent_; ///< last reads (bounded), replayed into the detector on fallback
 
   signature::OnlineDetector detector_;
   int64_t lastSize_ = 0;
