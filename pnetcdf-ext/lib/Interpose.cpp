@@ -1081,21 +1081,25 @@ int createPartitions(Master &m) {
     // not set the probe's length.
     size_t perTarget =
         size_t(std::max<int64_t>(int64_t(sio::part::kProbeBlock), pendingBytes / 100 / int64_t(targets.size())));
-    std::vector<double> bw(targets.size(), 0.0), written(targets.size(), 0.0);
-    std::vector<sio::part::ProbeResult> results(targets.size());
+    const size_t T = targets.size();
+    std::vector<sio::part::ProbeResult> results(T);
     MPI_Barrier(m.comm);
     double t0 = MPI_Wtime();
     probeRound(m, targets, perTarget, results);
-    for (size_t t = size_t(m.rank); t < targets.size(); t += size_t(m.size)) {
+    // One MAX-reduction: per target its bandwidth, bytes and seconds (from
+    // the rank that probed it), and the longest probe round.
+    std::vector<double> all(3 * T + 1, 0.0);
+    for (size_t t = size_t(m.rank); t < T; t += size_t(m.size)) {
       if (!results[t].error.empty())
         std::fprintf(stderr, "sio-pnetcdf: warning: %s (target left out)\n", results[t].error.c_str());
-      bw[t] = results[t].bytesPerSecond;
-      written[t] = double(results[t].bytes);
+      all[t] = results[t].bytesPerSecond;
+      all[T + t] = double(results[t].bytes);
+      all[2 * T + t] = results[t].seconds;
     }
-    MPI_Allreduce(MPI_IN_PLACE, written.data(), int(written.size()), MPI_DOUBLE, MPI_MAX, m.comm);
-    MPI_Allreduce(MPI_IN_PLACE, bw.data(), int(bw.size()), MPI_DOUBLE, MPI_MAX, m.comm);
-    double probeTime = MPI_Wtime() - t0;
-    MPI_Allreduce(MPI_IN_PLACE, &probeTime, 1, MPI_DOUBLE, MPI_MAX, m.comm);
+    all[3 * T] = MPI_Wtime() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, all.data(), int(all.size()), MPI_DOUBLE, MPI_MAX, m.comm);
+    std::vector<double> bw(all.begin(), all.begin() + std::ptrdiff_t(T));
+    const double *written = all.data() + T, *seconds = all.data() + 2 * T, probeTime = all[3 * T];
     auto sel = sio::part::selectTargets(bw, m.hints.threshold);
     chosen = sel.selected();
     std::sort(chosen.begin(), chosen.end()); // partitions go to the selected targets in the listed order
@@ -1104,8 +1108,8 @@ int createPartitions(Master &m) {
                        " (threshold " + std::to_string(m.hints.threshold * 100) + "%):";
     for (size_t i = 0; i < sel.order.size(); ++i) {
       size_t t = sel.order[i];
-      line += "\n  " + targets[t] + " " + std::to_string(bw[t] / 1e6) + " MB/s slope " +
-              std::to_string(sel.slope[i] * 100) + "%" + (i < sel.count ? " selected" : " left out") +
+      line += "\n  " + targets[t] + " " + std::to_string(bw[t] / 1e6) + " MB/s (" + std::to_string(seconds[t]) +
+              " s) slope " + std::to_string(sel.slope[i] * 100) + "%" + (i < sel.count ? " selected" : " left out") +
               (written[t] < double(perTarget)
                    ? " (stopped at the deadline after " + std::to_string(int64_t(written[t])) + " bytes)"
                    : "");

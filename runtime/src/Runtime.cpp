@@ -763,6 +763,14 @@ void chainSignal(int sig) {
 }
 
 void onSignal(int sig) {
+  // Interrupting nextBlock on this thread (a batch conversion, which is the
+  // default, or a wait for the lock while the drain thread converts): the
+  // runtime's state is mid-update, so the partial trace could not be written
+  // now. The signal is handled when nextBlock is done, milliseconds later.
+  if (tls.converting) {
+    tls.deferredSignal = sig;
+    return;
+  }
   int saved = errno;
   // A second SIGTERM (mpiexec and the batch system both send one) may land on
   // another thread (MPICH has one) while this one writes: it waits for the
@@ -974,7 +982,9 @@ ThreadBuffer *createThreadBuffer() {
   return b;
 }
 
-void nextBlock(ThreadBuffer *b) {
+namespace {
+
+void linkNextBlock(ThreadBuffer *b) {
   State &s = S();
   DrainQueue &q = Q();
   Blocked blk;
@@ -1005,7 +1015,8 @@ void nextBlock(ThreadBuffer *b) {
   ++b->linked;
   bool tooMany = b->linked - b->recycled.load(std::memory_order_relaxed) > kMaxQueued;
   if (!s.settings.drainThread || tooMany) {
-    // No drain thread, or it falls behind: convert here, which keeps memory bounded.
+    // No drain thread (the default), or it falls behind: convert here, which
+    // keeps memory bounded.
     std::lock_guard lk(s.mu);
     if (!s.finished)
       convertPublished(s, false);
@@ -1027,6 +1038,22 @@ void nextBlock(ThreadBuffer *b) {
     }
   }
   q.cv.notify_one();
+}
+
+} // namespace
+
+void nextBlock(ThreadBuffer *b) {
+  // Converting here, or waiting for the lock while the drain thread does, can
+  // take milliseconds: a SIGTERM landing then waits for the end (onSignal).
+  ++tls.converting;
+  linkNextBlock(b);
+  --tls.converting;
+  if (int sig = tls.deferredSignal) {
+    // A signal that landed during the batch (onSignal): handled now, outside
+    // the runtime's lock, as if it had arrived here.
+    tls.deferredSignal = 0;
+    onSignal(sig);
+  }
 }
 
 void drainPublished() {

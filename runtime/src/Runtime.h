@@ -15,6 +15,7 @@
 #include "sio/trace/Trace.h"
 
 #include <atomic>
+#include <csignal>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -129,6 +130,12 @@ struct ThreadState {
   uint64_t lastFhEpoch;
   int64_t lastNamedType;
   int64_t lastNamedTypeCode;
+  /// >0 while this thread is in nextBlock (converting a batch of records, or
+  /// waiting for the lock while the drain thread converts): a SIGTERM or
+  /// SIGABRT landing then is held in deferredSignal and handled when
+  /// nextBlock is done, so it still gets its partial trace.
+  uint32_t converting;
+  volatile sig_atomic_t deferredSignal;
 };
 
 extern thread_local ThreadState tls __attribute__((tls_model("initial-exec")));

@@ -311,17 +311,17 @@ public:
     for (auto it = root.begin(); it != root.end(); ++it) {
       put(first ? (pretty_ ? "\n  " : "") : (pretty_ ? ",\n  " : ","));
       first = false;
-      put(dump(OJson(it.key()), 0));
+      putValue(OJson(it.key()), 0);
       put(pretty_ ? ": " : ":");
       StreamedArray arr = streamedArray(t, it.key());
       if (arr.size == 0) {
-        put(dump(it.value(), 2));
+        putValue(it.value(), 2);
         continue;
       }
       put("[");
       for (size_t i = 0; i < arr.size; ++i) {
         put(i == 0 ? (pretty_ ? "\n    " : "") : (pretty_ ? ",\n    " : ","));
-        put(dump(arr.entry(i), 4));
+        putValue(arr.entry(i), 4);
       }
       put(pretty_ ? "\n  ]" : "]");
     }
@@ -330,24 +330,33 @@ public:
   }
 
 private:
-  /// A value's text as it appears nested `indent` columns deep.
-  std::string dump(const OJson &j, int indent) const {
+  /// A value's text as it appears nested `indent` columns deep. Its text is
+  /// the one copy made: lines go to put() as views of it (a packed table,
+  /// megabytes on one line, is not copied again).
+  void putValue(const OJson &j, int indent) {
     // Strings that are not UTF-8 (file names are bytes on POSIX) are written
     // with U+FFFD rather than making the whole trace unwritable.
-    std::string text = j.dump(pretty_ ? 2 : -1, ' ', false, OJson::error_handler_t::replace);
-    if (!pretty_ || indent == 0)
-      return text;
-    // Newlines only separate lines (inside strings they are escaped).
-    std::string out;
-    out.reserve(text.size() + text.size() / 8);
-    for (char c : text) {
-      out += c;
-      if (c == '\n')
-        out.append(size_t(indent), ' ');
+    const std::string text = j.dump(pretty_ ? 2 : -1, ' ', false, OJson::error_handler_t::replace);
+    if (!pretty_ || indent == 0) {
+      put(text);
+      return;
     }
-    return out;
+    // Newlines only separate lines (inside strings they are escaped).
+    const std::string_view all(text), pad = std::string_view(kSpaces).substr(0, size_t(indent));
+    size_t from = 0;
+    for (size_t nl; (nl = all.find('\n', from)) != std::string_view::npos; from = nl + 1) {
+      put(all.substr(from, nl + 1 - from));
+      put(pad);
+    }
+    put(all.substr(from));
   }
   void put(std::string_view text) {
+    if (buffer_.size() + text.size() > kChunk && text.size() >= kChunk / 2) {
+      // A long piece goes out as it is, after what is buffered.
+      flush();
+      sink_(text);
+      return;
+    }
     buffer_ += text;
     if (buffer_.size() >= kChunk)
       flush();
@@ -359,6 +368,7 @@ private:
   }
 
   static constexpr size_t kChunk = 1 << 16;
+  static constexpr const char *kSpaces = "        ";
   const TraceSink &sink_;
   bool pretty_;
   std::string buffer_;

@@ -12,7 +12,7 @@
 namespace sio::part {
 
 inline constexpr std::size_t kProbeBlock = std::size_t(1) << 20; ///< 1 MiB, the least a target is probed with
-inline constexpr std::size_t kProbeChunk = std::size_t(1) << 18; ///< 256 KiB, one write() of the probe
+inline constexpr std::size_t kProbeChunk = std::size_t(1) << 16; ///< 64 KiB, one write() of the probe
 
 /// When the probes of several targets run at once: a target still writing
 /// when the deadline (seconds since `start`) passes stops after the chunk
@@ -47,7 +47,7 @@ struct ProbeResult {
 };
 
 /// Writes `bytes` (in whole 1 MiB blocks, rounded down, at least one) to a
-/// temporary file in `dir`, in 256 KiB writes, with O_DIRECT and aligned
+/// temporary file in `dir`, in 64 KiB writes, with O_DIRECT and aligned
 /// buffers when the file system accepts them, then fsync, and removes the
 /// file. With a deadline, stops early when it passes (after one chunk at
 /// least).
