@@ -1497,10 +1497,32 @@ int ncmpi_close(int ncid) {
     return REAL(ncmpi_close)(ncid);
   if (!m->partitioned) // created with the hint but never ended define mode
     ncmpi_enddef(ncid);
+  // Nonblocking requests of partitioned variables never waited for: as
+  // PnetCDF 1.12.3's ncmpio_close (built without COMPLETE_NONBLOCKING_IO),
+  // this rank warns, cancels them and returns NC_EPENDING. Cancelling is
+  // local, so the ranks need not agree; every rank still takes the same
+  // collective path below.
+  int status = NC_NOERR;
+  std::vector<int> gets, puts;
+  for (const Op &op : m->pending) {
+    auto &ids = op.write ? puts : gets;
+    if (std::find(ids.begin(), ids.end(), op.req) == ids.end())
+      ids.push_back(op.req);
+  }
+  for (auto [n, kind] : {std::pair{gets.size(), "get"}, std::pair{puts.size(), "put"}})
+    if (n > 0) {
+      std::fprintf(stderr,
+                   "sio-pnetcdf: warning: %zu nonblocking %s requests of partitioned variables still pending on "
+                   "process %d at ncmpi_close. Cancelling ...\n",
+                   n, kind, m->rank);
+      status = NC_EPENDING;
+    }
+  m->pending.clear();
   closePartitions(*m);
   MPI_Comm_free(&m->comm);
   masters().erase(ncid);
-  return REAL(ncmpi_close)(ncid);
+  int err = REAL(ncmpi_close)(ncid);
+  return status != NC_NOERR ? status : err;
 }
 
 int ncmpi_sync(int ncid) {
