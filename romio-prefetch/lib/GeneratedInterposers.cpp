@@ -2,7 +2,10 @@
 // one per MPI-IO function. Every write form drops the file's cache before
 // the call (no load in flight is kept) and after it (no load that raced with
 // the write is kept) — coherence with the rank's own writes, Byna et al. SC08
-// §V-F; every other function passes straight through to PMPI.
+// §V-F; a nonblocking write's request is remembered, and its completion
+// (MPI_Wait/MPI_Test family, Interpose.cpp) drops the cache again, since
+// the bytes may reach the file only then. Every other function passes
+// straight through to PMPI.
 //
 // They are weak definitions: the hand-written interposers of Interpose.cpp
 // (reads served from the cache, blocking writes that invalidate exactly the
@@ -15,6 +18,7 @@
 #include <mpi.h>
 
 #include <string_view>
+#include <type_traits>
 
 namespace sio::prefetch {
 namespace {
@@ -32,6 +36,32 @@ template <bool Write, class... Args> inline void dropIfWrite(const Args &...args
     (dropIfFile(args), ...);
 }
 
+inline void rememberIfRequest(MPI_File fh, MPI_Request *request) {
+  if (request && *request != MPI_REQUEST_NULL)
+    rememberWriteRequest(fh, *request);
+}
+
+/// The file handle and the request handle among a started nonblocking
+/// write's arguments.
+struct WriteStart {
+  MPI_File fh = MPI_FILE_NULL;
+  MPI_Request *request = nullptr;
+  void take(MPI_File f) { fh = f; }
+  void take(MPI_Request *r) { request = r; }
+  template <class T> void take(const T &) {}
+};
+
+/// Remembers the request of a nonblocking write form that started.
+template <bool Write, class... Args> inline void rememberIfNonblocking(int rc, const Args &...args) {
+  if constexpr (Write && (std::is_same_v<Args, MPI_Request *> || ...)) {
+    if (rc != MPI_SUCCESS)
+      return;
+    WriteStart w;
+    (w.take(args), ...);
+    rememberIfRequest(w.fh, w.request);
+  }
+}
+
 } // namespace
 } // namespace sio::prefetch
 
@@ -46,6 +76,7 @@ template <bool Write, class... Args> inline void dropIfWrite(const Args &...args
     ::sio::prefetch::dropIfWrite<kWrite>(SIO_MAP(SIO_NAME, __VA_ARGS__));                                              \
     RET rc = P##NAME(SIO_MAP(SIO_NAME, __VA_ARGS__));                                                                  \
     ::sio::prefetch::dropIfWrite<kWrite>(SIO_MAP(SIO_NAME, __VA_ARGS__));                                              \
+    ::sio::prefetch::rememberIfNonblocking<kWrite>(rc, SIO_MAP(SIO_NAME, __VA_ARGS__));                                \
     return rc;                                                                                                         \
   }
 #define SIO_IO_CALL(NAME, LAYER, OP, RET, RETKIND, VA, ...) SIO_PREFETCH_GEN_##LAYER(NAME, OP, RET, __VA_ARGS__)

@@ -3,7 +3,7 @@
 // compared with the bytes the file holds: byte(offset, version).
 //   readers PATTERN [--compute-us N]
 // PATTERN: simple nested segmented btio tile vector iread rewrite random turn shared
-//          selfwrite selfwrite-c selfwrite-ordered selfwrite-ishared
+//          selfwrite selfwrite-c selfwrite-ordered selfwrite-ishared iwrite-wait iwrite-all-wait
 // Rank 0 creates data.bin in the working directory (POSIX, before a barrier).
 // READERS_HINTS="key=value;key=value" opens the file with those MPI_Info hints.
 // READERS_SETTLE_US=N: each rank sleeps N µs after the open (and after btio's
@@ -272,6 +272,37 @@ void selfwrite(MPI_File fh, WriteForm form) {
   simple(fh, 1);
 }
 
+// Nonblocking writes completed late: in one pass of simple strided reads,
+// step i starts MPI_File_iwrite_at (`collective`: MPI_File_iwrite_at_all,
+// which ROMIO carries out as MPI_Wait progresses it) of access i+2
+// (version 1), reads access i
+// (which has the prefetch thread load the blocks ahead, access i+2's among
+// them, perhaps before the write reached the file), then MPI_Wait: access
+// i+2, read two steps later, must hold version 1 (MPI-4 §14.6.1: the write is
+// visible to this process once the request completed).
+void iwriteWait(MPI_File fh, bool collective) {
+  const int S = 4096, n = 48;
+  std::vector<unsigned char> in(S), out(S);
+  auto at = [](int i) { return (int64_t(i) * nranks + rank) * S; };
+  for (int i = 0; i < n; ++i) {
+    MPI_Request req = MPI_REQUEST_NULL;
+    if (i + 2 < n) {
+      for (int b = 0; b < S; ++b)
+        out[size_t(b)] = byteAt(at(i + 2) + b, 1);
+      if (collective)
+        MPI_File_iwrite_at_all(fh, at(i + 2), out.data(), S, MPI_BYTE, &req);
+      else
+        MPI_File_iwrite_at(fh, at(i + 2), out.data(), S, MPI_BYTE, &req);
+    }
+    MPI_Status st;
+    MPI_File_read_at(fh, at(i), in.data(), S, MPI_BYTE, &st);
+    checkStatus(st, MPI_BYTE, S);
+    check(in.data(), range(at(i), S), i >= 2 ? 1 : 0);
+    compute();
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  }
+}
+
 // 96 reads of 512 bytes at scattered offsets.
 void random(MPI_File fh, int64_t size) {
   const int S = 512;
@@ -355,7 +386,9 @@ int main(int argc, char **argv) {
   create(size, 0);
   MPI_File fh;
   const int amode =
-      pattern.rfind("rewrite", 0) == 0 || pattern.rfind("selfwrite", 0) == 0 ? MPI_MODE_RDWR : MPI_MODE_RDONLY;
+      pattern.rfind("rewrite", 0) == 0 || pattern.rfind("selfwrite", 0) == 0 || pattern.rfind("iwrite", 0) == 0
+          ? MPI_MODE_RDWR
+          : MPI_MODE_RDONLY;
   MPI_Info info = hints();
   if (MPI_File_open(MPI_COMM_WORLD, kFile, amode, info, &fh) != MPI_SUCCESS) {
     std::fprintf(stderr, "cannot open %s\n", kFile);
@@ -390,6 +423,10 @@ int main(int argc, char **argv) {
     selfwrite(fh, WriteForm::Ordered);
   else if (pattern == "selfwrite-ishared")
     selfwrite(fh, WriteForm::SharedNonblocking);
+  else if (pattern == "iwrite-wait")
+    iwriteWait(fh, false);
+  else if (pattern == "iwrite-all-wait")
+    iwriteWait(fh, true);
   else if (pattern == "shared")
     shared(fh);
   else {

@@ -1,11 +1,35 @@
-"""Checks libsio-prefetch.so's dynamic symbols (nm -D output) against the
-MPI-IO write forms of IoCalls.def. usage: write_forms.py IoCalls.def NM_OUTPUT
-Prints one line per check; exits 1 naming what is missing."""
+"""Checks libsio-prefetch.so against the MPI-IO write forms of IoCalls.def.
+usage: write_forms.py IoCalls.def NM_OUTPUT
+         every listed write form is a dynamic symbol (nm -D output) of the
+         library, and every read form it serves is a strong definition;
+       write_forms.py IoCalls.def --run WRITE_FORMS_OUTPUT
+         the coherence program (Inputs/write_forms.cpp) ran every listed
+         write form and read back what each wrote ("NAME ...: 0 wrong bytes").
+Prints one line per check; exits 1 naming what is missing or wrong."""
 import re
 import sys
 
 listed = re.findall(r"^SIO_IO_CALL\((MPI_File_i?write\w*), MPIIO,",
                     open(sys.argv[1]).read(), re.M)
+
+if sys.argv[2] == "--run":
+    ran = {}
+    for line in open(sys.argv[3]):
+        m = re.match(r"^((?:MPI_File_\w+ ?)+): (\d+) wrong bytes$", line.strip())
+        if m:
+            for name in m.group(1).split():
+                ran[name] = int(m.group(2))
+    missing = [n for n in listed if n not in ran]
+    if missing:
+        print("write forms not run by the coherence check: " + " ".join(missing))
+        sys.exit(1)
+    stale = [n for n in listed if ran[n] != 0]
+    if stale:
+        print("write forms read back stale bytes: " + " ".join(stale))
+        sys.exit(1)
+    print(f"write forms: {len(listed)} listed, all coherent")
+    sys.exit(0)
+
 symbols = {}
 for line in open(sys.argv[2]):
     parts = line.split()
