@@ -333,10 +333,34 @@ int validate(const Op &op) {
   return NC_NOERR;
 }
 
+/// The largest MPI message of the data exchange, in bytes: INT_MAX (MPI's
+/// int count), so a pair exchanging 2 GiB or more sends several messages.
+/// Testing hook: SIO_PART_MAX_MSG=N (bytes, >= 1) lowers it, so the lit tests
+/// exercise the split with small data (lit-tests/pnetcdf/big-messages.test).
+int64_t maxMessageBytes() {
+  static const int64_t limit = [] {
+    int64_t l = std::numeric_limits<int>::max();
+    if (const char *e = std::getenv("SIO_PART_MAX_MSG")) {
+      char *end = nullptr;
+      long long v = std::strtoll(e, &end, 10);
+      if (end != e && *end == '\0' && v >= 1 && v < l)
+        l = v;
+      else
+        std::fprintf(stderr, "sio-pnetcdf: warning: SIO_PART_MAX_MSG='%s' is not a byte count in [1, %d]; ignored\n", e,
+                     std::numeric_limits<int>::max());
+    }
+    return l;
+  }();
+  return limit;
+}
+
 /// Sends to[r] to every rank r and receives from[r] (fromBytes[r] bytes) from
-/// each, with isend/irecv; this rank's own share is moved, not sent.
+/// each, with isend/irecv in messages of at most maxMessageBytes() (both
+/// sides know the size, and messages of one pair and tag arrive in order);
+/// this rank's own share is moved, not sent.
 std::vector<std::vector<char>> exchangeBytes(Master &m, std::vector<std::vector<char>> &to,
                                              const std::vector<int64_t> &fromBytes, int tag) {
+  const int64_t piece = maxMessageBytes();
   std::vector<std::vector<char>> from(size_t(m.size));
   std::vector<MPI_Request> reqs;
   for (int r = 0; r < m.size; ++r) {
@@ -346,12 +370,15 @@ std::vector<std::vector<char>> exchangeBytes(Master &m, std::vector<std::vector<
     }
     if (fromBytes[r] > 0) {
       from[r].resize(size_t(fromBytes[r]));
-      reqs.emplace_back();
-      MPI_Irecv(from[r].data(), int(from[r].size()), MPI_BYTE, r, tag, m.comm, &reqs.back());
+      for (int64_t at = 0; at < fromBytes[r]; at += piece) {
+        reqs.emplace_back();
+        MPI_Irecv(from[r].data() + at, int(std::min(piece, fromBytes[r] - at)), MPI_BYTE, r, tag, m.comm, &reqs.back());
+      }
     }
-    if (!to[r].empty()) {
+    const int64_t n = int64_t(to[r].size());
+    for (int64_t at = 0; at < n; at += piece) {
       reqs.emplace_back();
-      MPI_Isend(to[r].data(), int(to[r].size()), MPI_BYTE, r, tag, m.comm, &reqs.back());
+      MPI_Isend(to[r].data() + at, int(std::min(piece, n - at)), MPI_BYTE, r, tag, m.comm, &reqs.back());
     }
   }
   MPI_Waitall(int(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
@@ -422,21 +449,23 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr, 
     sendCounts[2 * r + 1] = int64_t(dataTo[r].size());
   }
   MPI_Alltoall(sendCounts.data(), 2, MPI_INT64_T, recvCounts.data(), 2, MPI_INT64_T, m.comm);
-  std::vector<int> sc(P), sd(P), rc(P), rd(P);
+  // Large-count form (MPI 4): the request words of one pair may pass INT_MAX.
+  std::vector<MPI_Count> sc(P), rc(P);
+  std::vector<MPI_Aint> sd(P), rd(P);
   std::vector<int64_t> sendDesc, recvDesc;
-  int stot = 0, rtot = 0;
+  MPI_Aint stot = 0, rtot = 0;
   for (int r = 0; r < P; ++r) {
-    sc[r] = int(sendCounts[2 * r]);
+    sc[r] = MPI_Count(sendCounts[2 * r]);
     sd[r] = stot;
-    stot += sc[r];
-    rc[r] = int(recvCounts[2 * r]);
+    stot += MPI_Aint(sc[r]);
+    rc[r] = MPI_Count(recvCounts[2 * r]);
     rd[r] = rtot;
-    rtot += rc[r];
+    rtot += MPI_Aint(rc[r]);
     sendDesc.insert(sendDesc.end(), descTo[r].begin(), descTo[r].end());
   }
   recvDesc.resize(size_t(rtot));
-  MPI_Alltoallv(sendDesc.data(), sc.data(), sd.data(), MPI_INT64_T, recvDesc.data(), rc.data(), rd.data(), MPI_INT64_T,
-                m.comm);
+  MPI_Alltoallv_c(sendDesc.data(), sc.data(), sd.data(), MPI_INT64_T, recvDesc.data(), rc.data(), rd.data(),
+                  MPI_INT64_T, m.comm);
 
   // 3. the data of writes, requester -> delegate.
   std::vector<int64_t> dataBytes(P);
@@ -1468,10 +1497,32 @@ int ncmpi_close(int ncid) {
     return REAL(ncmpi_close)(ncid);
   if (!m->partitioned) // created with the hint but never ended define mode
     ncmpi_enddef(ncid);
+  // Nonblocking requests of partitioned variables never waited for: as
+  // PnetCDF 1.12.3's ncmpio_close (built without COMPLETE_NONBLOCKING_IO),
+  // this rank warns, cancels them and returns NC_EPENDING. Cancelling is
+  // local, so the ranks need not agree; every rank still takes the same
+  // collective path below.
+  int status = NC_NOERR;
+  std::vector<int> gets, puts;
+  for (const Op &op : m->pending) {
+    auto &ids = op.write ? puts : gets;
+    if (std::find(ids.begin(), ids.end(), op.req) == ids.end())
+      ids.push_back(op.req);
+  }
+  for (auto [n, kind] : {std::pair{gets.size(), "get"}, std::pair{puts.size(), "put"}})
+    if (n > 0) {
+      std::fprintf(stderr,
+                   "sio-pnetcdf: warning: %zu nonblocking %s requests of partitioned variables still pending on "
+                   "process %d at ncmpi_close. Cancelling ...\n",
+                   n, kind, m->rank);
+      status = NC_EPENDING;
+    }
+  m->pending.clear();
   closePartitions(*m);
   MPI_Comm_free(&m->comm);
   masters().erase(ncid);
-  return REAL(ncmpi_close)(ncid);
+  int err = REAL(ncmpi_close)(ncid);
+  return status != NC_NOERR ? status : err;
 }
 
 int ncmpi_sync(int ncid) {
