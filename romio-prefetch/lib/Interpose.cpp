@@ -301,7 +301,9 @@ void prefetchLoop() {
             if (n < 0) {
               ++keep->c.prefetchErrors; // never seen by the application
               G.cache->abandon(key, gen);
-            } else if (G.cache->fill(key, gen, size_t(n))) {
+            } else if (G.cache->fill(key, keep->generation, size_t(n))) {
+              // (The file's generation now: a drop while the block loaded
+              // bumped it, and the block, read before the drop, is refused.)
               keep->c.prefetchedBytes += uint64_t(n);
             }
             G.loaded.notify_all();
