@@ -1380,6 +1380,44 @@ int forEachOwnedPart(Master &m, int (*fn)(int)) {
   return err;
 }
 
+/// A collective single-variable form on variable `varid`. The ranks may name
+/// different variables, some partitioned and some kept whole in the master,
+/// so whether the call goes to PnetCDF (`real`), through the transformation
+/// (`ours`) or both is agreed by an MPI_Allreduce: a per-rank decision would
+/// leave some ranks in PnetCDF's collective and the others in the exchange.
+/// Mixed, every rank joins PnetCDF's collective as one ncmpi_wait_all (the
+/// ranks with a master variable post it with the nonblocking form `nb`, the
+/// others none) and then the exchange (those with none). In independent data
+/// mode (entered by all ranks together) nothing is collective: both paths
+/// return NC_EINDEP at once.
+template <class Real, class Nb, class Ours>
+int collectiveForm(const char *fn, int ncid, int varid, Real real, Nb nb, Ours ours) {
+  Master *m = masterOf(ncid);
+  if (!m || !m->partitioned)
+    return real();
+  const bool mine = partitionedVar(ncid, varid) != nullptr;
+  if (m->indep)
+    return mine ? ours(fn) : real();
+  int local[2] = {mine, !mine}, any[2];
+  MPI_Allreduce(local, any, 2, MPI_INT, MPI_MAX, m->comm);
+  if (!any[0])
+    return real();
+  if (!any[1])
+    return ours(fn);
+  if (mine) {
+    int err = REAL(ncmpi_wait_all)(ncid, 0, nullptr, nullptr);
+    int e = ours(fn);
+    return err != NC_NOERR ? err : e;
+  }
+  int req = NC_REQ_NULL, status = NC_NOERR;
+  int err = nb(&req);
+  int e = REAL(ncmpi_wait_all)(ncid, err == NC_NOERR ? 1 : 0, &req, &status);
+  if (err == NC_NOERR)
+    err = e != NC_NOERR ? e : status;
+  e = collective(fn, *m, {});
+  return err != NC_NOERR ? err : e;
+}
+
 } // namespace
 
 // --- the interposed PnetCDF API -------------------------------------------
@@ -1497,10 +1535,32 @@ int ncmpi_close(int ncid) {
     return REAL(ncmpi_close)(ncid);
   if (!m->partitioned) // created with the hint but never ended define mode
     ncmpi_enddef(ncid);
+  // Nonblocking requests of partitioned variables never waited for: as
+  // PnetCDF 1.12.3's ncmpio_close (built without COMPLETE_NONBLOCKING_IO),
+  // this rank warns, cancels them and returns NC_EPENDING. Cancelling is
+  // local, so the ranks need not agree; every rank still takes the same
+  // collective path below.
+  int status = NC_NOERR;
+  std::vector<int> gets, puts;
+  for (const Op &op : m->pending) {
+    auto &ids = op.write ? puts : gets;
+    if (std::find(ids.begin(), ids.end(), op.req) == ids.end())
+      ids.push_back(op.req);
+  }
+  for (auto [n, kind] : {std::pair{gets.size(), "get"}, std::pair{puts.size(), "put"}})
+    if (n > 0) {
+      std::fprintf(stderr,
+                   "sio-pnetcdf: warning: %zu nonblocking %s requests of partitioned variables still pending on "
+                   "process %d at ncmpi_close. Cancelling ...\n",
+                   n, kind, m->rank);
+      status = NC_EPENDING;
+    }
+  m->pending.clear();
   closePartitions(*m);
   MPI_Comm_free(&m->comm);
   masters().erase(ncid);
-  return REAL(ncmpi_close)(ncid);
+  int err = REAL(ncmpi_close)(ncid);
+  return status != NC_NOERR ? status : err;
 }
 
 int ncmpi_sync(int ncid) {
@@ -1735,10 +1795,6 @@ int ncmpi_cancel(int ncid, int num, int *reqs, int *statuses) {
 // collective, independent, nonblocking or buffered. Only vard (an MPI
 // filetype over the file layout) and derived MPI buffer types are refused.
 
-#define SIO_PART_GUARD(ncid, varid, call)                                                                              \
-  if (!partitionedVar(ncid, varid))                                                                                    \
-    return call;
-
 // The index arguments of each single-variable form: parameters, the same as
 // arguments, and as Access fields (start, count, stride, imap).
 #define SIO_IDX_PARAMS_var
@@ -1762,31 +1818,44 @@ int ncmpi_cancel(int ncid, int num, int *reqs, int *statuses) {
 // independent; iput/iget (nonblocking) and bput (buffered).
 #define SIO_TYPED(K, T, C)                                                                                             \
   int ncmpi_put_##K##_##T##_all(int ncid, int varid, SIO_IDX_PARAMS_##K const C *op) {                                 \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_##K##_##T##_all)(ncid, varid, SIO_IDX_ARGS_##K op))                     \
-    return accessOne(__func__, Mode::Collective, ncid, varid, {true, SIO_IDX_ACCESS_##K, op, kType_##T});              \
+    return collectiveForm(                                                                                             \
+        __func__, ncid, varid, [&] { return REAL(ncmpi_put_##K##_##T##_all)(ncid, varid, SIO_IDX_ARGS_##K op); },      \
+        [&](int *req) { return REAL(ncmpi_iput_##K##_##T)(ncid, varid, SIO_IDX_ARGS_##K op, req); },                   \
+        [&](const char *fn) {                                                                                          \
+          return accessOne(fn, Mode::Collective, ncid, varid, {true, SIO_IDX_ACCESS_##K, op, kType_##T});              \
+        });                                                                                                            \
   }                                                                                                                    \
   int ncmpi_get_##K##_##T##_all(int ncid, int varid, SIO_IDX_PARAMS_##K C *ip) {                                       \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_##K##_##T##_all)(ncid, varid, SIO_IDX_ARGS_##K ip))                     \
-    return accessOne(__func__, Mode::Collective, ncid, varid, {false, SIO_IDX_ACCESS_##K, ip, kType_##T});             \
+    return collectiveForm(                                                                                             \
+        __func__, ncid, varid, [&] { return REAL(ncmpi_get_##K##_##T##_all)(ncid, varid, SIO_IDX_ARGS_##K ip); },      \
+        [&](int *req) { return REAL(ncmpi_iget_##K##_##T)(ncid, varid, SIO_IDX_ARGS_##K ip, req); },                   \
+        [&](const char *fn) {                                                                                          \
+          return accessOne(fn, Mode::Collective, ncid, varid, {false, SIO_IDX_ACCESS_##K, ip, kType_##T});             \
+        });                                                                                                            \
   }                                                                                                                    \
   int ncmpi_put_##K##_##T(int ncid, int varid, SIO_IDX_PARAMS_##K const C *op) {                                       \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_##K##_##T)(ncid, varid, SIO_IDX_ARGS_##K op))                           \
+    if (!partitionedVar(ncid, varid))                                                                                  \
+      return REAL(ncmpi_put_##K##_##T)(ncid, varid, SIO_IDX_ARGS_##K op);                                              \
     return accessOne(__func__, Mode::Independent, ncid, varid, {true, SIO_IDX_ACCESS_##K, op, kType_##T});             \
   }                                                                                                                    \
   int ncmpi_get_##K##_##T(int ncid, int varid, SIO_IDX_PARAMS_##K C *ip) {                                             \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_##K##_##T)(ncid, varid, SIO_IDX_ARGS_##K ip))                           \
+    if (!partitionedVar(ncid, varid))                                                                                  \
+      return REAL(ncmpi_get_##K##_##T)(ncid, varid, SIO_IDX_ARGS_##K ip);                                              \
     return accessOne(__func__, Mode::Independent, ncid, varid, {false, SIO_IDX_ACCESS_##K, ip, kType_##T});            \
   }                                                                                                                    \
   int ncmpi_iput_##K##_##T(int ncid, int varid, SIO_IDX_PARAMS_##K const C *op, int *req) {                            \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_##K##_##T)(ncid, varid, SIO_IDX_ARGS_##K op, req))                     \
+    if (!partitionedVar(ncid, varid))                                                                                  \
+      return REAL(ncmpi_iput_##K##_##T)(ncid, varid, SIO_IDX_ARGS_##K op, req);                                        \
     return accessOne(__func__, Mode::Nonblocking, ncid, varid, {true, SIO_IDX_ACCESS_##K, op, kType_##T}, req);        \
   }                                                                                                                    \
   int ncmpi_iget_##K##_##T(int ncid, int varid, SIO_IDX_PARAMS_##K C *ip, int *req) {                                  \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_##K##_##T)(ncid, varid, SIO_IDX_ARGS_##K ip, req))                     \
+    if (!partitionedVar(ncid, varid))                                                                                  \
+      return REAL(ncmpi_iget_##K##_##T)(ncid, varid, SIO_IDX_ARGS_##K ip, req);                                        \
     return accessOne(__func__, Mode::Nonblocking, ncid, varid, {false, SIO_IDX_ACCESS_##K, ip, kType_##T}, req);       \
   }                                                                                                                    \
   int ncmpi_bput_##K##_##T(int ncid, int varid, SIO_IDX_PARAMS_##K const C *op, int *req) {                            \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_##K##_##T)(ncid, varid, SIO_IDX_ARGS_##K op, req))                     \
+    if (!partitionedVar(ncid, varid))                                                                                  \
+      return REAL(ncmpi_bput_##K##_##T)(ncid, varid, SIO_IDX_ARGS_##K op, req);                                        \
     return accessOne(__func__, Mode::Buffered, ncid, varid, {true, SIO_IDX_ACCESS_##K, op, kType_##T}, req);           \
   }
 
@@ -1794,39 +1863,54 @@ int ncmpi_cancel(int ncid, int num, int *reqs, int *statuses) {
 #define SIO_FLEX_BUF const void *op, MPI_Offset bufcount, MPI_Datatype buftype
 #define SIO_FLEX(K)                                                                                                    \
   int ncmpi_put_##K##_all(int ncid, int varid, SIO_IDX_PARAMS_##K SIO_FLEX_BUF) {                                      \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_##K##_all)(ncid, varid, SIO_IDX_ARGS_##K op, bufcount, buftype))        \
-    return accessOne(__func__, Mode::Collective, ncid, varid,                                                          \
-                     {true, SIO_IDX_ACCESS_##K, op, kFlexible, bufcount, buftype});                                    \
+    return collectiveForm(                                                                                             \
+        __func__, ncid, varid,                                                                                         \
+        [&] { return REAL(ncmpi_put_##K##_all)(ncid, varid, SIO_IDX_ARGS_##K op, bufcount, buftype); },                \
+        [&](int *req) { return REAL(ncmpi_iput_##K)(ncid, varid, SIO_IDX_ARGS_##K op, bufcount, buftype, req); },      \
+        [&](const char *fn) {                                                                                          \
+          return accessOne(fn, Mode::Collective, ncid, varid,                                                          \
+                           {true, SIO_IDX_ACCESS_##K, op, kFlexible, bufcount, buftype});                              \
+        });                                                                                                            \
   }                                                                                                                    \
   int ncmpi_get_##K##_all(int ncid, int varid, SIO_IDX_PARAMS_##K void *ip, MPI_Offset bufcount,                       \
                           MPI_Datatype buftype) {                                                                      \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_##K##_all)(ncid, varid, SIO_IDX_ARGS_##K ip, bufcount, buftype))        \
-    return accessOne(__func__, Mode::Collective, ncid, varid,                                                          \
-                     {false, SIO_IDX_ACCESS_##K, ip, kFlexible, bufcount, buftype});                                   \
+    return collectiveForm(                                                                                             \
+        __func__, ncid, varid,                                                                                         \
+        [&] { return REAL(ncmpi_get_##K##_all)(ncid, varid, SIO_IDX_ARGS_##K ip, bufcount, buftype); },                \
+        [&](int *req) { return REAL(ncmpi_iget_##K)(ncid, varid, SIO_IDX_ARGS_##K ip, bufcount, buftype, req); },      \
+        [&](const char *fn) {                                                                                          \
+          return accessOne(fn, Mode::Collective, ncid, varid,                                                          \
+                           {false, SIO_IDX_ACCESS_##K, ip, kFlexible, bufcount, buftype});                             \
+        });                                                                                                            \
   }                                                                                                                    \
   int ncmpi_put_##K(int ncid, int varid, SIO_IDX_PARAMS_##K SIO_FLEX_BUF) {                                            \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_##K)(ncid, varid, SIO_IDX_ARGS_##K op, bufcount, buftype))              \
+    if (!partitionedVar(ncid, varid))                                                                                  \
+      return REAL(ncmpi_put_##K)(ncid, varid, SIO_IDX_ARGS_##K op, bufcount, buftype);                                 \
     return accessOne(__func__, Mode::Independent, ncid, varid,                                                         \
                      {true, SIO_IDX_ACCESS_##K, op, kFlexible, bufcount, buftype});                                    \
   }                                                                                                                    \
   int ncmpi_get_##K(int ncid, int varid, SIO_IDX_PARAMS_##K void *ip, MPI_Offset bufcount, MPI_Datatype buftype) {     \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_##K)(ncid, varid, SIO_IDX_ARGS_##K ip, bufcount, buftype))              \
+    if (!partitionedVar(ncid, varid))                                                                                  \
+      return REAL(ncmpi_get_##K)(ncid, varid, SIO_IDX_ARGS_##K ip, bufcount, buftype);                                 \
     return accessOne(__func__, Mode::Independent, ncid, varid,                                                         \
                      {false, SIO_IDX_ACCESS_##K, ip, kFlexible, bufcount, buftype});                                   \
   }                                                                                                                    \
   int ncmpi_iput_##K(int ncid, int varid, SIO_IDX_PARAMS_##K SIO_FLEX_BUF, int *req) {                                 \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_##K)(ncid, varid, SIO_IDX_ARGS_##K op, bufcount, buftype, req))        \
+    if (!partitionedVar(ncid, varid))                                                                                  \
+      return REAL(ncmpi_iput_##K)(ncid, varid, SIO_IDX_ARGS_##K op, bufcount, buftype, req);                           \
     return accessOne(__func__, Mode::Nonblocking, ncid, varid,                                                         \
                      {true, SIO_IDX_ACCESS_##K, op, kFlexible, bufcount, buftype}, req);                               \
   }                                                                                                                    \
   int ncmpi_iget_##K(int ncid, int varid, SIO_IDX_PARAMS_##K void *ip, MPI_Offset bufcount, MPI_Datatype buftype,      \
                      int *req) {                                                                                       \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_##K)(ncid, varid, SIO_IDX_ARGS_##K ip, bufcount, buftype, req))        \
+    if (!partitionedVar(ncid, varid))                                                                                  \
+      return REAL(ncmpi_iget_##K)(ncid, varid, SIO_IDX_ARGS_##K ip, bufcount, buftype, req);                           \
     return accessOne(__func__, Mode::Nonblocking, ncid, varid,                                                         \
                      {false, SIO_IDX_ACCESS_##K, ip, kFlexible, bufcount, buftype}, req);                              \
   }                                                                                                                    \
   int ncmpi_bput_##K(int ncid, int varid, SIO_IDX_PARAMS_##K SIO_FLEX_BUF, int *req) {                                 \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_##K)(ncid, varid, SIO_IDX_ARGS_##K op, bufcount, buftype, req))        \
+    if (!partitionedVar(ncid, varid))                                                                                  \
+      return REAL(ncmpi_bput_##K)(ncid, varid, SIO_IDX_ARGS_##K op, bufcount, buftype, req);                           \
     return accessOne(__func__, Mode::Buffered, ncid, varid,                                                            \
                      {true, SIO_IDX_ACCESS_##K, op, kFlexible, bufcount, buftype}, req);                               \
   }
@@ -1840,34 +1924,47 @@ int ncmpi_cancel(int ncid, int num, int *reqs, int *statuses) {
   SIO_TYPED(vars, T, C)                                                                                                \
   SIO_TYPED(varm, T, C)                                                                                                \
   int ncmpi_put_varn_##T##_all(SIO_VARN_PARAMS, const C *buf) {                                                        \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varn_##T##_all)(ncid, varid, num, starts, counts, buf))                 \
-    return accessN(__func__, Mode::Collective, ncid, varid, num, starts, counts, {true, SIO_NO_IDX, buf, kType_##T});  \
+    return collectiveForm(                                                                                             \
+        __func__, ncid, varid, [&] { return REAL(ncmpi_put_varn_##T##_all)(ncid, varid, num, starts, counts, buf); },  \
+        [&](int *req) { return REAL(ncmpi_iput_varn_##T)(ncid, varid, num, starts, counts, buf, req); },               \
+        [&](const char *fn) {                                                                                          \
+          return accessN(fn, Mode::Collective, ncid, varid, num, starts, counts, {true, SIO_NO_IDX, buf, kType_##T});  \
+        });                                                                                                            \
   }                                                                                                                    \
   int ncmpi_get_varn_##T##_all(SIO_VARN_PARAMS, C *buf) {                                                              \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varn_##T##_all)(ncid, varid, num, starts, counts, buf))                 \
-    return accessN(__func__, Mode::Collective, ncid, varid, num, starts, counts, {false, SIO_NO_IDX, buf, kType_##T}); \
+    return collectiveForm(                                                                                             \
+        __func__, ncid, varid, [&] { return REAL(ncmpi_get_varn_##T##_all)(ncid, varid, num, starts, counts, buf); },  \
+        [&](int *req) { return REAL(ncmpi_iget_varn_##T)(ncid, varid, num, starts, counts, buf, req); },               \
+        [&](const char *fn) {                                                                                          \
+          return accessN(fn, Mode::Collective, ncid, varid, num, starts, counts, {false, SIO_NO_IDX, buf, kType_##T}); \
+        });                                                                                                            \
   }                                                                                                                    \
   int ncmpi_put_varn_##T(SIO_VARN_PARAMS, const C *buf) {                                                              \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_put_varn_##T)(ncid, varid, num, starts, counts, buf))                       \
+    if (!partitionedVar(ncid, varid))                                                                                  \
+      return REAL(ncmpi_put_varn_##T)(ncid, varid, num, starts, counts, buf);                                          \
     return accessN(__func__, Mode::Independent, ncid, varid, num, starts, counts, {true, SIO_NO_IDX, buf, kType_##T}); \
   }                                                                                                                    \
   int ncmpi_get_varn_##T(SIO_VARN_PARAMS, C *buf) {                                                                    \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_get_varn_##T)(ncid, varid, num, starts, counts, buf))                       \
+    if (!partitionedVar(ncid, varid))                                                                                  \
+      return REAL(ncmpi_get_varn_##T)(ncid, varid, num, starts, counts, buf);                                          \
     return accessN(__func__, Mode::Independent, ncid, varid, num, starts, counts,                                      \
                    {false, SIO_NO_IDX, buf, kType_##T});                                                               \
   }                                                                                                                    \
   int ncmpi_iput_varn_##T(SIO_VARN_PARAMS, const C *buf, int *req) {                                                   \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iput_varn_##T)(ncid, varid, num, starts, counts, buf, req))                 \
+    if (!partitionedVar(ncid, varid))                                                                                  \
+      return REAL(ncmpi_iput_varn_##T)(ncid, varid, num, starts, counts, buf, req);                                    \
     return accessN(__func__, Mode::Nonblocking, ncid, varid, num, starts, counts, {true, SIO_NO_IDX, buf, kType_##T},  \
                    req);                                                                                               \
   }                                                                                                                    \
   int ncmpi_iget_varn_##T(SIO_VARN_PARAMS, C *buf, int *req) {                                                         \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_iget_varn_##T)(ncid, varid, num, starts, counts, buf, req))                 \
+    if (!partitionedVar(ncid, varid))                                                                                  \
+      return REAL(ncmpi_iget_varn_##T)(ncid, varid, num, starts, counts, buf, req);                                    \
     return accessN(__func__, Mode::Nonblocking, ncid, varid, num, starts, counts, {false, SIO_NO_IDX, buf, kType_##T}, \
                    req);                                                                                               \
   }                                                                                                                    \
   int ncmpi_bput_varn_##T(SIO_VARN_PARAMS, const C *buf, int *req) {                                                   \
-    SIO_PART_GUARD(ncid, varid, REAL(ncmpi_bput_varn_##T)(ncid, varid, num, starts, counts, buf, req))                 \
+    if (!partitionedVar(ncid, varid))                                                                                  \
+      return REAL(ncmpi_bput_varn_##T)(ncid, varid, num, starts, counts, buf, req);                                    \
     return accessN(__func__, Mode::Buffered, ncid, varid, num, starts, counts, {true, SIO_NO_IDX, buf, kType_##T},     \
                    req);                                                                                               \
   }
@@ -1882,13 +1979,23 @@ SIO_FLEX(varm)
 
 #define SIO_FLEX_VARN(name, mode, write, bufparam, ...)                                                                \
   int name(SIO_VARN_PARAMS, bufparam, MPI_Offset bufcount, MPI_Datatype buftype __VA_OPT__(, int *req)) {              \
-    SIO_PART_GUARD(ncid, varid,                                                                                        \
-                   REAL(name)(ncid, varid, num, starts, counts, buf, bufcount, buftype __VA_OPT__(, req)))             \
+    if (!partitionedVar(ncid, varid))                                                                                  \
+      return REAL(name)(ncid, varid, num, starts, counts, buf, bufcount, buftype __VA_OPT__(, req));                   \
     return accessN(__func__, mode, ncid, varid, num, starts, counts,                                                   \
                    {write, SIO_NO_IDX, buf, kFlexible, bufcount, buftype} __VA_OPT__(, req));                          \
   }
-SIO_FLEX_VARN(ncmpi_put_varn_all, Mode::Collective, true, const void *buf)
-SIO_FLEX_VARN(ncmpi_get_varn_all, Mode::Collective, false, void *buf)
+#define SIO_FLEX_VARN_ALL(name, iname, write, bufparam)                                                                \
+  int name(SIO_VARN_PARAMS, bufparam, MPI_Offset bufcount, MPI_Datatype buftype) {                                     \
+    return collectiveForm(                                                                                             \
+        __func__, ncid, varid, [&] { return REAL(name)(ncid, varid, num, starts, counts, buf, bufcount, buftype); },   \
+        [&](int *req) { return REAL(iname)(ncid, varid, num, starts, counts, buf, bufcount, buftype, req); },          \
+        [&](const char *fn) {                                                                                          \
+          return accessN(fn, Mode::Collective, ncid, varid, num, starts, counts,                                       \
+                         {write, SIO_NO_IDX, buf, kFlexible, bufcount, buftype});                                      \
+        });                                                                                                            \
+  }
+SIO_FLEX_VARN_ALL(ncmpi_put_varn_all, ncmpi_iput_varn, true, const void *buf)
+SIO_FLEX_VARN_ALL(ncmpi_get_varn_all, ncmpi_iget_varn, false, void *buf)
 SIO_FLEX_VARN(ncmpi_put_varn, Mode::Independent, true, const void *buf)
 SIO_FLEX_VARN(ncmpi_get_varn, Mode::Independent, false, void *buf)
 SIO_FLEX_VARN(ncmpi_iput_varn, Mode::Nonblocking, true, const void *buf, req)
@@ -1907,8 +2014,27 @@ SIO_FLEX_VARN(ncmpi_bput_varn, Mode::Buffered, true, const void *buf, req)
   }
 SIO_VARD(ncmpi_put_vard, const void *buf)
 SIO_VARD(ncmpi_get_vard, void *buf)
-SIO_VARD(ncmpi_put_vard_all, const void *buf)
-SIO_VARD(ncmpi_get_vard_all, void *buf)
+
+// The collective vard forms: refused on every rank when any names a
+// partitioned variable (agreed, so no rank waits in PnetCDF's collective).
+#define SIO_VARD_ALL(name, bufparam)                                                                                   \
+  int name(int ncid, int varid, MPI_Datatype filetype, bufparam, MPI_Offset bufcount, MPI_Datatype buftype) {          \
+    Master *m = masterOf(ncid);                                                                                        \
+    const PVar *v = partitionedVar(ncid, varid);                                                                       \
+    int any = v != nullptr;                                                                                            \
+    if (m && m->partitioned && !m->indep)                                                                              \
+      MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, m->comm);                                                 \
+    if (!any)                                                                                                          \
+      return REAL(name)(ncid, varid, filetype, buf, bufcount, buftype);                                                \
+    if (!v) {                                                                                                          \
+      std::fprintf(stderr, "sio-pnetcdf: error: %s: another rank named a partitioned variable (%s)\n", __func__,       \
+                   ncmpi_strerror(NC_ENOTSUPPORT));                                                                    \
+      return NC_ENOTSUPPORT;                                                                                           \
+    }                                                                                                                  \
+    return refuse(__func__, *v, NC_ENOTSUPPORT, "an MPI filetype describes one file's layout, not the partitions'");   \
+  }
+SIO_VARD_ALL(ncmpi_put_vard_all, const void *buf)
+SIO_VARD_ALL(ncmpi_get_vard_all, void *buf)
 
 // The multi-variable forms (mput/mget of var, var1, vara, vars, varm; typed
 // and flexible; collective and independent).

@@ -5,8 +5,9 @@
 // reads the file with pread on a descriptor of its own into the BlockCache.
 // One mutex guards the cache and every file's state; pread runs outside it.
 // Coherence: each file has a generation; dropping the file's cache (sync,
-// set_view, set_size, atomic mode, close) or a local write bumps it, and a
-// block whose load began under an older generation is thrown away.
+// set_view, set_size, atomic mode, close, the completion of a nonblocking
+// write) or a local write bumps it, and a block whose load began under an
+// older generation is thrown away.
 #include "Coherence.h"
 #include "View.h"
 #include "sio/prefetch/Cache.h"
@@ -300,7 +301,9 @@ void prefetchLoop() {
             if (n < 0) {
               ++keep->c.prefetchErrors; // never seen by the application
               G.cache->abandon(key, gen);
-            } else if (G.cache->fill(key, gen, size_t(n))) {
+            } else if (G.cache->fill(key, keep->generation, size_t(n))) {
+              // (The file's generation now: a drop while the block loaded
+              // bumped it, and the block, read before the drop, is refused.)
               keep->c.prefetchedBytes += uint64_t(n);
             }
             G.loaded.notify_all();

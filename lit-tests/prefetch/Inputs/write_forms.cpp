@@ -1,6 +1,10 @@
 // Coherence of every MPI-IO write form with libsio-prefetch.so's cache
 // (Byna et al. SC08 §V-F: a process sees its own writes, MPI-4 §14.6.1).
-//   write_forms [FORM...]      (default: every form below)
+//   write_forms [--complete CALL] [FORM...]   (default: every form below)
+// CALL completes the nonblocking writes: wait (default), test, waitall,
+// testall, waitany, testany, waitsome, testsome (Test forms in a loop until
+// done). (Not MPI_Request_get_status: MPICH 4.0's does not progress ROMIO's
+// requests, so a loop on it never ends.)
 // For each form, on a file opened anew (a fresh predictor): every rank reads
 // 8 strided accesses of S bytes (the online detector learns the stride and
 // the prefetch thread loads the block ahead), a 9th one (served from that
@@ -105,6 +109,38 @@ void endSplit(const Form &f, MPI_File fh, const void *buf) {
     MPI_File_write_ordered_end(fh, buf, ST);
 }
 
+std::string completeWith = "wait";
+
+/// Completes `req` with the chosen call.
+void complete(MPI_Request &req) {
+  int flag = 0, index = 0, outcount = 0;
+  const std::string &c = completeWith;
+  if (c == "wait")
+    MPI_Wait(&req, ST);
+  else if (c == "waitall")
+    MPI_Waitall(1, &req, MPI_STATUSES_IGNORE);
+  else if (c == "waitany")
+    MPI_Waitany(1, &req, &index, ST);
+  else if (c == "waitsome")
+    MPI_Waitsome(1, &req, &outcount, &index, MPI_STATUSES_IGNORE);
+  else if (c == "test")
+    while (!flag)
+      MPI_Test(&req, &flag, ST);
+  else if (c == "testall")
+    while (!flag)
+      MPI_Testall(1, &req, &flag, MPI_STATUSES_IGNORE);
+  else if (c == "testany")
+    while (!flag)
+      MPI_Testany(1, &req, &index, &flag, ST);
+  else if (c == "testsome")
+    while (!outcount)
+      MPI_Testsome(1, &req, &outcount, &index, MPI_STATUSES_IGNORE);
+  else {
+    std::fprintf(stderr, "write_forms: unknown completion call %s\n", c.c_str());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+}
+
 /// Access j of this rank in the region starting at `base`.
 int64_t accessAt(int64_t base, int j) { return base + (int64_t(j) * nranks + rank) * S; }
 
@@ -159,7 +195,7 @@ long runForm(const Form &f, int64_t base) {
     if (std::strstr(f.names, "_begin"))
       endSplit(f, fh, buf.data());
     else
-      MPI_Wait(&req, ST);
+      complete(req);
   }
   for (; j < kAccesses; ++j)
     wrong += readAndCheck(fh, base, j);
@@ -178,10 +214,15 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "write_forms: at most 2 ranks (a form's accesses fill one 64 KiB block)\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
+  int first = 1;
+  if (argc > 2 && std::strcmp(argv[1], "--complete") == 0) {
+    completeWith = argv[2];
+    first = 3;
+  }
   std::vector<const Form *> chosen;
   for (const Form &f : forms()) {
-    bool take = argc < 2;
-    for (int a = 1; a < argc; ++a)
+    bool take = argc <= first;
+    for (int a = first; a < argc; ++a)
       take = take || std::string(f.names).find(argv[a]) == 0;
     if (take)
       chosen.push_back(&f);

@@ -1,7 +1,9 @@
 """Checks libsio-prefetch.so against the MPI-IO write forms of IoCalls.def.
 usage: write_forms.py IoCalls.def NM_OUTPUT
          every listed write form is a dynamic symbol (nm -D output) of the
-         library, and every read form it serves is a strong definition;
+         library, and every read form it serves and every request completion
+         call (which drops the cache of completed nonblocking writes) is a
+         strong definition;
        write_forms.py IoCalls.def --run WRITE_FORMS_OUTPUT
          the coherence program (Inputs/write_forms.cpp) ran every listed
          write form and read back what each wrote ("NAME ...: 0 wrong bytes").
@@ -47,3 +49,11 @@ if weak:
     print("served reads not strong definitions: " + " ".join(weak))
     sys.exit(1)
 print("served reads: " + " ".join(served) + " strong")
+completions = ["MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
+               "MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome",
+               "MPI_Request_free", "MPI_Request_get_status"]
+weak = [n for n in completions if symbols.get(n) != "T"]
+if weak:
+    print("request completions not strong definitions: " + " ".join(weak))
+    sys.exit(1)
+print("request completions: " + " ".join(completions) + " strong")
