@@ -385,6 +385,50 @@ std::vector<std::vector<char>> exchangeBytes(Master &m, std::vector<std::vector<
   return from;
 }
 
+/// Gives every partition the master's record count. Each partition has its
+/// own record dimension (Son et al. 2013 §III-B), so a record written only in
+/// some partitions extends only those, and reading that record (or merging)
+/// from another failed with NC_EINVALCOORDS where the unpartitioned file
+/// reads unwritten data. After a collective write of records, the group of a
+/// partition with fewer records writes one element of its first record
+/// variable at the last record: zero bytes, what a fresh file holds there
+/// (the partitions are in PnetCDF's default NC_NOFILL mode, in which the
+/// unpartitioned file's unwritten elements are undefined as well). Collective
+/// over each partition's group; every member sees the same record count.
+int extendRecords(Master &m) {
+  int err = NC_NOERR;
+  for (int p = 0; p < int(m.parts.size()); ++p) {
+    Part &part = m.parts[size_t(p)];
+    if (part.ncid < 0)
+      continue;
+    const PVar *rv = nullptr;
+    for (auto &[id, v] : m.vars)
+      if (v.record && v.k > p) {
+        rv = &v;
+        break;
+      }
+    if (!rv)
+      continue;
+    int unlim = -1;
+    MPI_Offset len = 0;
+    int e = REAL(ncmpi_inq_unlimdim)(part.ncid, &unlim);
+    if (e == NC_NOERR && unlim >= 0)
+      e = REAL(ncmpi_inq_dimlen)(part.ncid, unlim, &len);
+    if (e == NC_NOERR && unlim >= 0 && len < m.numrecs) {
+      int groupRank = 0;
+      MPI_Comm_rank(part.comm, &groupRank);
+      std::vector<MPI_Offset> st(rv->len.size(), 0), ct(rv->len.size(), groupRank == 0 ? 1 : 0);
+      st[0] = m.numrecs - 1;
+      const char zero[8] = {};
+      e = REAL(ncmpi_put_vara_all)(part.ncid, rv->partVarid[size_t(p)], st.data(), ct.data(), zero,
+                                   groupRank == 0 ? 1 : 0, MPI_DATATYPE_NULL);
+    }
+    if (e != NC_NOERR && err == NC_NOERR)
+      err = e;
+  }
+  return err;
+}
+
 /// Runs a set of operations collectively over the master's communicator: every
 /// rank calls it (with its own, possibly empty, list). Returns the first error
 /// of any rank, the same on all ranks; sets per-operation status.
@@ -611,6 +655,11 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr, 
   int64_t local[2] = {-int64_t(err), recs}, global[2];
   MPI_Allreduce(local, global, 2, MPI_INT64_T, MPI_MAX, m.comm);
   m.numrecs = std::max(m.numrecs, global[1]);
+  if (global[1] > 0) {
+    int e = extendRecords(m);
+    if (err == NC_NOERR)
+      err = e;
+  }
   return err != NC_NOERR ? err : int(-global[0]);
 }
 
