@@ -200,14 +200,15 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-  if (argc != 3 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+  const bool help = argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0);
+  if (argc != 3 || help || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
     if (rank == 0)
-      std::fprintf(argc == 2 ? stdout : stderr,
+      std::fprintf(help ? stdout : stderr,
                    "usage: sio-part-merge MASTER OUT.nc\n"
                    "Writes the partitioned netCDF file MASTER (with its partition files) as one ordinary\n"
                    "netCDF file OUT.nc. Run alone or with mpiexec.\n");
     MPI_Finalize();
-    return argc == 2 ? 0 : 2;
+    return help ? 0 : 2;
   }
   int status = 0;
   try {
