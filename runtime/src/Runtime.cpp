@@ -1111,21 +1111,19 @@ bool pathExcluded(const char *path) {
   return false;
 }
 
-int64_t fileId(const char *path) {
-  State &s = S();
-  Blocked blk; // a signal handler must not find the lock held mid-update
-  std::lock_guard lk(s.mu);
-  if (!s.marked)
-    markTracingProcess(s);
+/// The id of `name` in one of the rank's name tables (files, strings), the
+/// next id if it is new; past the memory cap the table no longer grows and
+/// a new name gets -1 (its call is then counted as dropped). Under s.mu.
+int64_t intern(State &s, std::unordered_map<std::string, int64_t> &ids, std::vector<std::string> &names,
+               InternedTableBytes &bytes, const char *name) {
   if (g_dropping.load(std::memory_order_relaxed)) {
-    // Past the cap the call is not recorded: the table does not grow.
-    auto it = s.fileIds.find(path);
-    return it == s.fileIds.end() ? -1 : it->second;
+    auto it = ids.find(name);
+    return it == ids.end() ? -1 : it->second;
   }
-  auto [it, fresh] = s.fileIds.try_emplace(path, int64_t(s.files.size()));
+  auto [it, fresh] = ids.try_emplace(name, int64_t(names.size()));
   if (fresh) {
-    s.files.emplace_back(path);
-    s.fileBytes.add(s.files.back().size());
+    names.emplace_back(name);
+    bytes.add(names.back().size());
     if (++s.freshSinceCapCheck >= 64) {
       s.freshSinceCapCheck = 0;
       checkCap(s);
@@ -1134,24 +1132,20 @@ int64_t fileId(const char *path) {
   return it->second;
 }
 
+int64_t fileId(const char *path) {
+  State &s = S();
+  Blocked blk; // a signal handler must not find the lock held mid-update
+  std::lock_guard lk(s.mu);
+  if (!s.marked)
+    markTracingProcess(s);
+  return intern(s, s.fileIds, s.files, s.fileBytes, path);
+}
+
 int64_t stringId(const char *text) {
   State &s = S();
   Blocked blk; // a signal handler must not find the lock held mid-update
   std::lock_guard lk(s.mu);
-  if (g_dropping.load(std::memory_order_relaxed)) {
-    auto it = s.stringIds.find(text);
-    return it == s.stringIds.end() ? -1 : it->second;
-  }
-  auto [it, fresh] = s.stringIds.try_emplace(text, int64_t(s.strings.size()));
-  if (fresh) {
-    s.strings.emplace_back(text);
-    s.stringBytes.add(s.strings.back().size());
-    if (++s.freshSinceCapCheck >= 64) {
-      s.freshSinceCapCheck = 0;
-      checkCap(s);
-    }
-  }
-  return it->second;
+  return intern(s, s.stringIds, s.strings, s.stringBytes, text);
 }
 
 void ensureInit() {
