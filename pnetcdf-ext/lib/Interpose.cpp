@@ -1515,6 +1515,60 @@ int ncmpi_open(MPI_Comm comm, const char *path, int omode, MPI_Info info, int *n
   return err;
 }
 
+// Fill settings (§ Limits in docs/partitioning.md): the partitions are
+// created in PnetCDF's default NC_NOFILL mode and fill values are not
+// forwarded to them, so asking for fill on a partitioned file or variable is
+// refused with NC_ENOTSUPPORT and a message rather than silently applied to
+// the master's scalar placeholder only.
+
+/// The array variable `varid` of a file created with partitioning (defined
+/// as a placeholder), before or after ncmpi_enddef; null otherwise.
+static const PVar *placeholderVar(int ncid, int varid) {
+  Master *m = masterOf(ncid);
+  if (!m)
+    return nullptr;
+  auto it = m->vars.find(varid);
+  return it == m->vars.end() ? nullptr : &it->second;
+}
+
+int ncmpi_set_fill(int ncid, int fillmode, int *old_modep) {
+  if (masterOf(ncid) && fillmode == NC_FILL) {
+    std::fprintf(stderr,
+                 "sio-pnetcdf: error: ncmpi_set_fill(NC_FILL) on a partitioned file: the partition files are "
+                 "written in NC_NOFILL mode, fill values are not forwarded to them (%s)\n",
+                 ncmpi_strerror(NC_ENOTSUPPORT));
+    return NC_ENOTSUPPORT;
+  }
+  return REAL(ncmpi_set_fill)(ncid, fillmode, old_modep);
+}
+
+int ncmpi_def_var_fill(int ncid, int varid, int no_fill, const void *fill_value) {
+  const PVar *v = placeholderVar(ncid, varid);
+  if (v && !no_fill)
+    return refuse("ncmpi_def_var_fill", *v, NC_ENOTSUPPORT,
+                  "fill mode is not forwarded to the partition files (only NC_NOFILL, their mode)");
+  return REAL(ncmpi_def_var_fill)(ncid, varid, no_fill, fill_value);
+}
+
+int ncmpi_inq_var_fill(int ncid, int varid, int *no_fill, void *fill_value) {
+  int err = REAL(ncmpi_inq_var_fill)(ncid, varid, no_fill, fill_value);
+  if (err == NC_NOERR && no_fill && placeholderVar(ncid, varid))
+    *no_fill = 1; // the partitions' mode (the fill value is the placeholder's, of the same type)
+  return err;
+}
+
+int ncmpi_fill_var_rec(int ncid, int varid, MPI_Offset recno) {
+  if (const PVar *v = placeholderVar(ncid, varid))
+    return refuse("ncmpi_fill_var_rec", *v, NC_ENOTSUPPORT, "the partition files are in NC_NOFILL mode");
+  return REAL(ncmpi_fill_var_rec)(ncid, varid, recno);
+}
+
+int ncmpi_inq_varoffset(int ncid, int varid, MPI_Offset *offset) {
+  if (const PVar *v = placeholderVar(ncid, varid))
+    return refuse("ncmpi_inq_varoffset", *v, NC_ENOTSUPPORT, "its data lies in several partition files");
+  return REAL(ncmpi_inq_varoffset)(ncid, varid, offset);
+}
+
 int ncmpi_def_var(int ncid, const char *name, nc_type xtype, int ndims, const int *dimidsp, int *varidp) {
   Master *m = masterOf(ncid);
   if (!m || m->partitioned || ndims == 0)
