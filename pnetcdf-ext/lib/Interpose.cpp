@@ -808,10 +808,13 @@ int runIndependent(Master &m, Op &op) {
         int h = -1;
         int e =
             REAL(ncmpi_open)(MPI_COMM_SELF, part.path.c_str(), m.writable ? NC_WRITE : NC_NOWRITE, MPI_INFO_NULL, &h);
-        if (e == NC_NOERR)
-          e = REAL(ncmpi_begin_indep_data)(h);
         if (e != NC_NOERR)
           return e;
+        e = REAL(ncmpi_begin_indep_data)(h);
+        if (e != NC_NOERR) {
+          REAL(ncmpi_close)(h); // not kept: the handle would leak
+          return e;
+        }
         it = m.selfNcid.emplace(sub.part, h).first;
       }
       handle = it->second;
@@ -1702,12 +1705,42 @@ int ncmpi_end_indep_data(int ncid) {
 }
 
 // The original shape of a partitioned variable, as the application defined it.
+/// The attributes sio adds to a partitioned variable's placeholder at
+/// ncmpi_enddef (num_partitions, ndims_org, dimids_org, partition_dim), after
+/// the application's (define mode cannot be reentered): hidden from the
+/// attribute count and indices.
+static int bookkeepingAtts(int ncid, int varid) {
+  Master *m = masterOf(ncid);
+  return m && m->partitioned && m->vars.count(varid) ? 4 : 0;
+}
+
+int ncmpi_inq_varnatts(int ncid, int varid, int *nattsp) {
+  int err = REAL(ncmpi_inq_varnatts)(ncid, varid, nattsp);
+  if (err == NC_NOERR && nattsp)
+    *nattsp -= bookkeepingAtts(ncid, varid);
+  return err;
+}
+
+int ncmpi_inq_attname(int ncid, int varid, int attnum, char *name) {
+  if (int hidden = bookkeepingAtts(ncid, varid)) {
+    int natts = 0;
+    int err = REAL(ncmpi_inq_varnatts)(ncid, varid, &natts);
+    if (err != NC_NOERR)
+      return err;
+    if (attnum >= natts - hidden)
+      return NC_ENOTATT;
+  }
+  return REAL(ncmpi_inq_attname)(ncid, varid, attnum, name);
+}
+
 int ncmpi_inq_var(int ncid, int varid, char *name, nc_type *xtypep, int *ndimsp, int *dimidsp, int *nattsp) {
   Master *m = masterOf(ncid);
   auto it = m ? m->vars.find(varid) : decltype(m->vars.end()){};
   if (!m || it == m->vars.end())
     return REAL(ncmpi_inq_var)(ncid, varid, name, xtypep, ndimsp, dimidsp, nattsp);
   int err = REAL(ncmpi_inq_var)(ncid, varid, name, xtypep, nullptr, nullptr, nattsp);
+  if (err == NC_NOERR && nattsp)
+    *nattsp -= bookkeepingAtts(ncid, varid);
   if (ndimsp)
     *ndimsp = int(it->second.dimids.size());
   if (dimidsp)

@@ -19,11 +19,22 @@ namespace {
 int rank = 0, nprocs = 1;
 
 // The master's partitioning metadata: not copied into the merged file.
+/// sio's own attributes of the master: global num_partitions and
+/// partition_0 .. partition_{K-1}. Those of the partitioned variables
+/// (num_partitions, ndims_org, dimids_org, partition_dim) are hidden by
+/// libsio-pnetcdf's ncmpi_inq_varnatts, so a variable's attribute of the
+/// same name is the application's and is copied.
 bool isPartitionAttribute(int varid, const char *name) {
-  if (varid == NC_GLOBAL)
-    return std::strcmp(name, "num_partitions") == 0 || std::strncmp(name, "partition_", 10) == 0;
-  return std::strcmp(name, "num_partitions") == 0 || std::strcmp(name, "ndims_org") == 0 ||
-         std::strcmp(name, "dimids_org") == 0 || std::strcmp(name, "partition_dim") == 0;
+  if (varid != NC_GLOBAL)
+    return false;
+  if (std::strcmp(name, "num_partitions") == 0)
+    return true;
+  if (std::strncmp(name, "partition_", 10) != 0 || name[10] == '\0')
+    return false;
+  for (const char *c = name + 10; *c; ++c)
+    if (*c < '0' || *c > '9')
+      return false;
+  return true;
 }
 
 MPI_Datatype memoryType(nc_type t, size_t &size) {
