@@ -1271,6 +1271,7 @@ int createPartitions(Master &m) {
       continue;
     }
     int recdim = -1;
+    std::string what; // the definition in progress, for the error message
     for (auto &[id, v] : m.vars) {
       if (p >= v.k || e != NC_NOERR)
         continue;
@@ -1280,20 +1281,25 @@ int createPartitions(Master &m) {
         char dname[NC_MAX_NAME + 1];
         ncmpi_inq_dimname(m.ncid, v.dimids[d], dname);
         if (v.record && d == 0) {
+          what = std::string("dimension '") + dname + "'";
           if (recdim < 0)
             e = ncmpi_def_dim(part.ncid, dname, NC_UNLIMITED, &recdim);
           dims[d] = recdim;
         } else {
           std::string n = std::string(dname) + "." + v.name;
+          what = "dimension '" + n + "'";
           e = ncmpi_def_dim(part.ncid, n.c_str(), int(d) == v.dim ? r.size() : v.len[d], &dims[d]);
         }
       }
+      if (e == NC_NOERR)
+        what = "variable '" + v.name + "'";
       if (e == NC_NOERR)
         e = REAL(ncmpi_def_var)(part.ncid, v.name.c_str(), v.xtype, int(dims.size()), dims.data(), &v.partVarid[p]);
       if (e == NC_NOERR) {
         char dname[NC_MAX_NAME + 1];
         ncmpi_inq_dimname(m.ncid, v.dimids[v.dim], dname);
         std::string an = std::string("range(") + dname + ")";
+        what = "attribute '" + v.name + ":" + an + "'";
         long long range[2] = {r.lo, r.hi};
         if (cdf5) {
           e = ncmpi_put_att_longlong(part.ncid, v.partVarid[p], an.c_str(), NC_INT64, 2, range);
@@ -1304,6 +1310,8 @@ int createPartitions(Master &m) {
       }
     }
     if (e == NC_NOERR)
+      what = "the global attributes";
+    if (e == NC_NOERR)
       e = putIntAtt(part.ncid, NC_GLOBAL, "partition_index", {p});
     if (e == NC_NOERR)
       e = putIntAtt(part.ncid, NC_GLOBAL, "num_partitions", {m.k});
@@ -1311,8 +1319,13 @@ int createPartitions(Master &m) {
       std::string mb = baseName(m.path);
       e = ncmpi_put_att_text(part.ncid, NC_GLOBAL, "master", MPI_Offset(mb.size()), mb.c_str());
     }
-    if (e == NC_NOERR)
+    if (e == NC_NOERR) {
+      what = "ncmpi_enddef";
       e = REAL(ncmpi_enddef)(part.ncid);
+    }
+    if (e != NC_NOERR)
+      std::fprintf(stderr, "sio-pnetcdf: error: creating partition file %s: %s: %s\n", part.path.c_str(), what.c_str(),
+                   ncmpi_strerror(e));
     if (e != NC_NOERR && err == NC_NOERR)
       err = e;
   }
