@@ -770,8 +770,8 @@ int prepare(const char *fn, Master &m, const PVar &v, const Access &a, bool copy
   if (err != NC_NOERR)
     return err;
   const int64_t n = elements(op.count);
-  if (a.type == kFlexible && a.buftype != MPI_DATATYPE_NULL && a.bufcount >= 0 && a.bufcount < n)
-    return NC_EIOMISMATCH; // the buffer holds fewer elements than the request
+  if (a.type == kFlexible && a.buftype != MPI_DATATYPE_NULL && a.bufcount >= 0 && a.bufcount != n)
+    return NC_EIOMISMATCH; // as PnetCDF: bufcount differs from the request, larger or smaller
   const size_t bytes = size_t(n) * size_t(kTypeSize[type]);
   if (a.imap) {
     op.imap.assign(a.imap, a.imap + v.len.size());
@@ -961,7 +961,8 @@ int accessN(const char *fn, Mode mode, int ncid, int varid, int num, MPI_Offset 
       n *= one.count[d];
     total += n;
   }
-  if (err == NC_NOERR && a.type == kFlexible && a.buftype != MPI_DATATYPE_NULL && a.bufcount >= 0 && a.bufcount < total)
+  if (err == NC_NOERR && a.type == kFlexible && a.buftype != MPI_DATATYPE_NULL && a.bufcount >= 0 &&
+      a.bufcount != total)
     err = NC_EIOMISMATCH;
   return run(fn, mode, *m, pieces, req, err);
 }
