@@ -4,6 +4,7 @@
 // timing statistics), and the path is actually taken in steady loops.
 #include "Expand.h"
 #include "IntraRank.h"
+#include "Recorder.h"
 
 #include <gtest/gtest.h>
 #include <random>
@@ -12,55 +13,6 @@ namespace sio::rt::test {
 namespace {
 
 using namespace sio::trace;
-
-/// Feeds one compressor Events and another RawEvents, with the same timing.
-struct Twin {
-  IntraRankCompressor viaEvent, viaRaw;
-  std::vector<FlatEvent> fed;
-  uint64_t clock = 0;
-
-  void event(const FlatEvent &e) {
-    fed.push_back(e);
-    const uint64_t compute = 50 + clock % 7 * 100, duration = 5 + clock % 3;
-    ++clock;
-    Event ev = makeEvent(e);
-    ev.compute = TimingStats();
-    ev.duration = TimingStats();
-    ev.compute.add(compute);
-    ev.duration.add(duration);
-    viaEvent.event(std::move(ev));
-
-    std::vector<RawParam> params;
-    for (const auto &[name, v] : e.params) {
-      RawParam p{name.c_str(), nullptr, 0};
-      if (const int64_t *i = std::get_if<int64_t>(&v))
-        p.value = *i;
-      else
-        p.text = &std::get<std::string>(v);
-      params.push_back(p);
-    }
-    RawEvent raw;
-    raw.op = e.op.c_str();
-    raw.layer = Layer::MPIIO;
-    raw.site = e.site;
-    raw.params = params.data();
-    raw.nparams = params.size();
-    raw.computeNs = compute;
-    raw.durationNs = duration;
-    viaRaw.event(raw);
-  }
-  void enter(uint64_t id) { viaEvent.loopEnter(id), viaRaw.loopEnter(id); }
-  void iter(uint64_t id) { viaEvent.loopIter(id), viaRaw.loopIter(id); }
-  void exit(uint64_t id) { viaEvent.loopExit(id), viaRaw.loopExit(id); }
-
-  /// Both bodies; fails the test if they differ or do not replay `fed`.
-  void check(const std::string &what) {
-    EXPECT_EQ(viaRaw.eventCount(), viaEvent.eventCount()) << what;
-    auto a = viaEvent.finish(0, 1), b = viaRaw.finish(0, 1);
-    ASSERT_EQ(a, b) << what;
-    ASSERT_EQ(expandNodes(b, 0, 1), fed) << what;
-  }
-};
 
 FlatEvent write(int64_t offset, uint64_t site = 1, int64_t count = 64) {
   return makeFlat("MPI_File_write_at", site,

@@ -1,8 +1,13 @@
-// Feeds a compressor and remembers what it was fed, for expand-and-compare.
+// Feeds compressors and remembers what they were fed, for expand-and-compare.
 #pragma once
 
 #include "Expand.h"
 #include "IntraRank.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
 
 namespace sio::rt::test {
 
@@ -21,6 +26,58 @@ struct Recorder {
   void enter(uint64_t id) { compressor.loopEnter(id); }
   void iter(uint64_t id) { compressor.loopIter(id); }
   void exit(uint64_t id) { compressor.loopExit(id); }
+};
+
+/// Feeds one compressor Events and another RawEvents (the runtime's path)
+/// with the same parameters and timing; check() fails the test if the two
+/// bodies differ or do not expand to what was fed.
+struct Twin {
+  IntraRankCompressor viaEvent, viaRaw;
+  std::vector<FlatEvent> fed;
+  uint64_t clock = 0;
+
+  void event(const FlatEvent &e) {
+    fed.push_back(e);
+    const uint64_t compute = 50 + clock % 7 * 100, duration = 5 + clock % 3;
+    ++clock;
+    sio::trace::Event ev = makeEvent(e);
+    ev.compute = sio::trace::TimingStats();
+    ev.duration = sio::trace::TimingStats();
+    ev.compute.add(compute);
+    ev.duration.add(duration);
+    viaEvent.event(std::move(ev));
+
+    std::vector<RawParam> params;
+    for (const auto &[name, v] : e.params) {
+      RawParam p{name.c_str(), nullptr, 0};
+      if (const int64_t *i = std::get_if<int64_t>(&v))
+        p.value = *i;
+      else
+        p.text = &std::get<std::string>(v);
+      params.push_back(p);
+    }
+    RawEvent raw;
+    raw.op = e.op.c_str();
+    raw.layer = sio::trace::Layer::MPIIO;
+    raw.site = e.site;
+    raw.params = params.data();
+    raw.nparams = params.size();
+    raw.computeNs = compute;
+    raw.durationNs = duration;
+    viaRaw.event(raw);
+  }
+  void enter(uint64_t id) { viaEvent.loopEnter(id), viaRaw.loopEnter(id); }
+  void iter(uint64_t id) { viaEvent.loopIter(id), viaRaw.loopIter(id); }
+  void exit(uint64_t id) { viaEvent.loopExit(id), viaRaw.loopExit(id); }
+
+  /// The body (the RawEvent compressor's), after checking both agree.
+  std::vector<sio::trace::Node> check(const std::string &what) {
+    EXPECT_EQ(viaRaw.eventCount(), viaEvent.eventCount()) << what;
+    auto a = viaEvent.finish(0, 1), b = viaRaw.finish(0, 1);
+    EXPECT_EQ(a, b) << what;
+    EXPECT_EQ(expandNodes(b, 0, 1), fed) << what;
+    return b;
+  }
 };
 
 } // namespace sio::rt::test

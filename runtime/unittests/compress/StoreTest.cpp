@@ -6,6 +6,7 @@
 // at a retry point so that its rest compresses to a model.
 #include "Expand.h"
 #include "IntraRank.h"
+#include "Recorder.h"
 
 #include "sio/trace/Json.h"
 
@@ -17,48 +18,14 @@ namespace {
 
 using namespace sio::trace;
 
-/// One compressor fed Events, one RawEvents (as FastPathTest's Twin).
 bool hasTable(const std::vector<Node> &nodes, size_t n);
 
-struct Twin {
-  IntraRankCompressor viaEvent, viaRaw;
-  std::vector<FlatEvent> fed;
-  uint64_t clock = 0;
-
-  void event(const FlatEvent &e) {
-    fed.push_back(e);
-    const uint64_t compute = 40 + clock % 5 * 30, duration = 3 + clock % 4;
-    ++clock;
-    Event ev = makeEvent(e);
-    ev.compute = TimingStats();
-    ev.duration = TimingStats();
-    ev.compute.add(compute);
-    ev.duration.add(duration);
-    viaEvent.event(std::move(ev));
-    std::vector<RawParam> params;
-    for (const auto &[name, v] : e.params)
-      params.push_back(RawParam{name.c_str(), nullptr, std::get<int64_t>(v)});
-    RawEvent raw;
-    raw.op = e.op.c_str();
-    raw.layer = Layer::MPIIO;
-    raw.site = e.site;
-    raw.params = params.data();
-    raw.nparams = params.size();
-    raw.computeNs = compute;
-    raw.durationNs = duration;
-    viaRaw.event(raw);
-  }
-  void enter(uint64_t id) { viaEvent.loopEnter(id), viaRaw.loopEnter(id); }
-  void iter(uint64_t id) { viaEvent.loopIter(id), viaRaw.loopIter(id); }
-  void exit(uint64_t id) { viaEvent.loopExit(id), viaRaw.loopExit(id); }
-
+/// A Twin (Recorder.h) whose check also writes the trace and reads it back.
+struct StoreTwin : Twin {
   /// Checks both bodies are equal, expand to `fed`, and do so again after
   /// the trace's JSON form is written and read back; returns the body.
   std::vector<Node> check(const std::string &what) {
-    EXPECT_EQ(viaRaw.eventCount(), viaEvent.eventCount()) << what;
-    auto a = viaEvent.finish(0, 1), b = viaRaw.finish(0, 1);
-    EXPECT_EQ(a, b) << what;
-    EXPECT_EQ(expandNodes(b, 0, 1), fed) << what;
+    std::vector<Node> b = Twin::check(what);
     Trace t;
     t.header.nranks = 1;
     t.body = b;
@@ -103,7 +70,7 @@ bool hasTable(const std::vector<Node> &nodes, size_t n) {
 }
 
 TEST(Store, RandomOffsetsGoToTheStoreWithoutEvents) {
-  Twin t;
+  StoreTwin t;
   std::mt19937_64 g(5);
   const int n = 20000;
   t.enter(4);
@@ -123,7 +90,7 @@ TEST(Store, RandomOffsetsGoToTheStoreWithoutEvents) {
 }
 
 TEST(Store, RetryOnASampleSplitsWhenValuesTurnRegular) {
-  Twin t;
+  StoreTwin t;
   std::mt19937_64 g(9);
   t.enter(4);
   for (int i = 0; i < 3000; ++i) {
@@ -144,7 +111,7 @@ TEST(Store, RandomMixesOfRegularAndIrregularStreamsRoundTrip) {
   uint64_t fast = 0;
   for (uint32_t seed = 1; seed <= 60; ++seed) {
     std::mt19937_64 g(seed);
-    Twin t;
+    StoreTwin t;
     int loops = 1 + static_cast<int>(g() % 3);
     for (int l = 0; l < loops; ++l) {
       uint64_t id = 20 + g() % 3;
