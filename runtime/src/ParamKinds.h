@@ -44,11 +44,11 @@ struct Call {
   /// `moreRequests`, allocated only by a call given that many.
   MPI_Request *requests = nullptr;
   int nrequests = 0;
-  int requestIndex[kInlineRequests];  // left uninitialised
+  int requestIndex[kInlineRequests]; // left uninitialised
   int64_t requestHandle[kInlineRequests];
   std::vector<std::pair<int, int64_t>> moreRequests;
   /// Stands in for MPI_STATUS_IGNORE so the bytes transferred can be read
-  /// (pk::Status); left uninitialised like `release`.
+  /// (pk::Status); left uninitialised like `requestIndex`.
   MPI_Status status;
 
   int64_t lastInt() const { return nints ? ints[nints - 1] : 0; }
