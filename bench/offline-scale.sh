@@ -11,15 +11,13 @@ set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
 runs=${2:-5}
+. "$src/bench/common.sh"
 bin=$build/bin
-work=$(mktemp -d "${TMPDIR:-/tmp}/sio-scale.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+bench_workdir scale
 mpiexec=$(command -v mpiexec.mpich || command -v mpiexec)
-noplugin=
-[ -f "$build/lib/siotrace.so" ] || noplugin=--sio-no-plugin
 
 cd "$work"
-"$bin/sio-cxx" $noplugin -O1 "$src/lit-tests/runtime/ior.cpp" -o ior
+sio_cxx -O1 "$src/lit-tests/runtime/ior.cpp" -o ior
 for n in 4 8 12 16; do
   SIO_TRACE_FILE=s$n.json "$mpiexec" -n $n ./ior >/dev/null
 done

@@ -8,11 +8,9 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
 shift || true
 [ $# -gt 0 ] || set -- 8 16 32 64
-work=$(mktemp -d "${TMPDIR:-/tmp}/sio-merge.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-noplugin=
-[ -f "$build/lib/siotrace.so" ] || noplugin=--sio-no-plugin
-"$build/bin/sio-cxx" $noplugin -O1 "$src/lit-tests/runtime/ior.cpp" -o "$work/ior"
+. "$src/bench/common.sh"
+bench_workdir merge
+sio_cxx -O1 "$src/lit-tests/runtime/ior.cpp" -o "$work/ior"
 echo "| ranks | merge rounds | merge time at rank 0 (ms) | per round (ms) | root fitting (ms) | trace (B) |"
 echo "| --- | --- | --- | --- | --- | --- |"
 for n in "$@"; do

@@ -12,15 +12,14 @@ steps=${3:-64}
 cells=${4:-1024}
 cellb=${5:-512}
 runs=${6:-5}
-work=$(mktemp -d "${TMPDIR:-/tmp}/sio-nest.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+. "$src/bench/common.sh"
+bench_workdir nest
 rt="$build/lib/libsiotrace-rt.so"
 [ -f "$rt" ] || { echo "no $rt: build the runtime first" >&2; exit 1; }
 
 mpicxx.mpich -O2 "$src/bench/runtime-nest.cpp" -o "$work/plain"
 "$build/bin/sio-cxx" -O2 "$src/bench/runtime-nest.cpp" -o "$work/markers"
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 run() { # name exe [preload] -> appends "io cpu total_cpu" to $work/name.txt
   name=$1 exe=$2
   pre=

@@ -11,15 +11,10 @@ ranks=${2:-4}
 mib=${3:-64}
 xfer=${4:-64}
 runs=${5:-5}
-work=$(mktemp -d "${TMPDIR:-/tmp}/sio-overhead.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-noplugin=
-[ -f "$build/lib/siotrace.so" ] || noplugin=--sio-no-plugin
+. "$src/bench/common.sh"
+bench_workdir overhead
+build_pair "$src/bench/runtime-ior-like.cpp"
 
-mpicxx.mpich -O2 "$src/bench/runtime-ior-like.cpp" -o "$work/plain"
-"$build/bin/sio-cxx" $noplugin -O2 "$src/bench/runtime-ior-like.cpp" -o "$work/traced"
-
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 run() { # exe -> "io_seconds wall_seconds"
   s=$(date +%s.%N)
   io=$(cd "$work" && SIO_TRACE_FILE="$work/t.json" mpiexec.mpich -n "$ranks" "$1" "$mib" "$xfer" "$work" |

@@ -12,15 +12,10 @@ build=${1:-$src/build}
 ranks=${2:-1}
 calls=${3:-1000000}
 runs=${4:-5}
-work=$(mktemp -d "${TMPDIR:-/tmp}/sio-random.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-noplugin=
-[ -f "$build/lib/siotrace.so" ] || noplugin=--sio-no-plugin
+. "$src/bench/common.sh"
+bench_workdir random
+build_pair "$src/bench/runtime-random-writes.cpp"
 
-mpicxx.mpich -O2 "$src/bench/runtime-random-writes.cpp" -o "$work/plain"
-"$build/bin/sio-cxx" $noplugin -O2 "$src/bench/runtime-random-writes.cpp" -o "$work/traced"
-
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 run() { # exe -> "io_seconds(max over ranks) wall_seconds maxrss_kb(max over ranks)"
   s=$(date +%s.%N)
   out=$(cd "$work" && SIO_TRACE_FILE="$work/t.json" mpiexec.mpich -n "$ranks" "$1" "$calls" "$work")
