@@ -60,6 +60,42 @@ void BM_RawEventInMarkerLoop(benchmark::State &state) {
 }
 BENCHMARK(BM_RawEventInMarkerLoop);
 
+/// Issue 20's loop (bench/runtime-random-writes.cpp) as the runtime hands it
+/// over: a marker loop whose body is one pwrite, in steady state. Params are
+/// the wrapper's (fd, count, offset, result); `offset` is random (a column
+/// slot: each value appended to a packed table) or affine (predicted).
+/// Per item: one loopIter and one event.
+void rawPwriteLoop(benchmark::State &state, bool randomOffset) {
+  sio::rt::IntraRankCompressor c;
+  c.loopEnter(1);
+  sio::rt::RawParam params[4] = {
+      {"fd", nullptr, 3}, {"count", nullptr, 1}, {"offset", nullptr, 0}, {"result", nullptr, 1}};
+  sio::rt::RawEvent ev;
+  ev.op = "pwrite";
+  ev.layer = Layer::POSIX;
+  ev.site = 7;
+  ev.params = params;
+  ev.nparams = 4;
+  uint64_t x = 88172645463325252ull; // xorshift64, as the program
+  int64_t k = 0;
+  for (auto _ : state) {
+    c.loopIter(1);
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    params[2].value = randomOffset ? static_cast<int64_t>(x % 100000) : 4096 * k++;
+    ev.computeNs = 60 + (x >> 60);
+    ev.durationNs = 300 + (x >> 56);
+    c.event(ev);
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["fast_fraction"] = double(c.fastEventCount()) / double(c.eventCount());
+}
+void BM_RawPwriteRandomOffset(benchmark::State &state) { rawPwriteLoop(state, true); }
+BENCHMARK(BM_RawPwriteRandomOffset);
+void BM_RawPwriteAffineOffset(benchmark::State &state) { rawPwriteLoop(state, false); }
+BENCHMARK(BM_RawPwriteAffineOffset);
+
 void BM_EventWithoutMarkers(benchmark::State &state) {
   sio::rt::IntraRankCompressor c;
   int64_t k = 0;

@@ -1,16 +1,8 @@
 #include "sio/trace/Timing.h"
 
 #include <algorithm>
-#include <bit>
 
 namespace sio::trace {
-
-int TimingStats::binOf(uint64_t ns) {
-  if (ns == 0)
-    return 0;
-  int b = std::bit_width(ns); // floor(log2(ns)) + 1
-  return std::min(b, kBins - 1);
-}
 
 uint64_t TimingStats::binLow(int bin) { return bin <= 0 ? 0 : uint64_t(1) << (bin - 1); }
 
@@ -20,16 +12,6 @@ uint64_t TimingStats::binHigh(int bin) {
   if (bin >= kBins - 1)
     return UINT64_MAX;
   return (uint64_t(1) << bin) - 1;
-}
-
-void TimingStats::add(uint64_t ns) {
-  ++count_;
-  min_ = std::min(min_, ns);
-  max_ = std::max(max_, ns);
-  double d = static_cast<double>(ns);
-  sum_ += d;
-  sumSq_ += d * d;
-  ++bins_[binOf(ns)];
 }
 
 void TimingStats::merge(const TimingStats &o) {

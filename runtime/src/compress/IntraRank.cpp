@@ -357,10 +357,16 @@ public:
     ++masks_.back().second;
   }
 
-  /// add() of the sample predictNext() gave (or of the text), in O(1).
-  void addPredicted() {
-    for (auto &[monomial, fitter] : coefficients_)
-      fitter.addPredicted();
+  /// The one coefficient predictNext() reads, or null while the value is
+  /// zero so far (and for text): what addPredicted() advances. Map nodes do
+  /// not move, so the pointer holds until the next add().
+  SequenceFitter *predictedLine() { return coefficients_.empty() ? nullptr : &coefficients_.begin()->second; }
+
+  /// add() of the sample predictNext() gave (or of the text), in O(1);
+  /// line is predictedLine().
+  void addPredicted(SequenceFitter *line) {
+    if (line)
+      line->addPredicted();
     ++masks_.back().second;
   }
 
@@ -898,13 +904,16 @@ struct FastPath {
   struct Slot {
     ValueFitter *fitter;
     const std::string *name;
+    const char *nameSeen;    ///< an address that holds *name (see sameName)
     const std::string *text; ///< text slot: the text; else integer
     int64_t next, step;      ///< column slot: next is the value matched
+    SequenceFitter *line = nullptr;   ///< predicted slot: its fitter's predictedLine()
     SequenceFitter *column = nullptr; ///< a store slot: any integer, appended
   };
   struct Call {
     Event *templ;
     size_t firstSlot;
+    const char *opSeen; ///< an address that holds templ->op (see sameName)
   };
   bool armed = false;
   std::vector<Call> calls;
@@ -912,6 +921,20 @@ struct FastPath {
   size_t matched = 0; ///< calls of the current iteration matched so far
   std::vector<std::pair<uint64_t, uint64_t>> timings; ///< their compute, duration
 };
+
+/// Whether a caller's name (RawEvent::op, RawParam::name) is the template's
+/// `name`. Callers pass the same static string on every call of a site, so
+/// the address that matched last (`seen`) is compared first; only another
+/// address costs a string comparison, and becomes `seen` when it matches.
+/// RawEvent documents that the text at an address does not change.
+bool sameName(const std::string &name, const char *raw, const char *&seen) {
+  if (raw == seen)
+    return true;
+  if (name != raw)
+    return false;
+  seen = raw;
+  return true;
+}
 
 /// The Event a RawEvent stands for (one entry per value, one timing sample).
 Event toEvent(const RawEvent &raw) {
@@ -1083,11 +1106,15 @@ struct CompressorState {
       if (!n.isEvent())
         return;
       Event &e = n.event();
-      fp.calls.push_back({&e, fp.slots.size()});
+      // The templates' own buffers as the first `seen` addresses: never null
+      // (a null would match a null name), and replayFast passes them.
+      fp.calls.push_back({&e, fp.slots.size(), e.op.c_str()});
       for (Param &p : e.params) {
         ValueFitter &vf = f.runFolder->values[slot++];
-        FastPath::Slot s{&vf, &p.name, vf.text(), 0, 0, nullptr};
-        if (!s.text && !vf.predictNext(s.next, s.step) && !(s.column = vf.columnSlot()))
+        FastPath::Slot s{&vf, &p.name, p.name.c_str(), vf.text(), 0, 0, nullptr, nullptr};
+        if (s.text || vf.predictNext(s.next, s.step))
+          s.line = vf.predictedLine();
+        else if (!(s.column = vf.columnSlot()))
           return;
         fp.slots.push_back(s);
       }
@@ -1102,15 +1129,15 @@ struct CompressorState {
   bool matchFast(FastPath &fp, const RawEvent &e) {
     if (fp.matched == fp.calls.size())
       return false; // a call more than the iteration has
-    const FastPath::Call &c = fp.calls[fp.matched];
+    FastPath::Call &c = fp.calls[fp.matched];
     const Event &t = *c.templ;
     if (e.site != t.site || e.layer != t.layer || e.inner != t.inner || e.nparams != t.params.size() ||
-        t.op != e.op)
+        !sameName(t.op, e.op, c.opSeen))
       return false;
     for (size_t i = 0; i < e.nparams; ++i) {
-      const FastPath::Slot &s = fp.slots[c.firstSlot + i];
+      FastPath::Slot &s = fp.slots[c.firstSlot + i];
       const RawParam &p = e.params[i];
-      if (*s.name != p.name)
+      if (!sameName(*s.name, p.name, s.nameSeen))
         return false;
       if (s.column ? p.text != nullptr : (s.text ? !p.text || *p.text != *s.text : p.text || p.value != s.next))
         return false;
@@ -1135,7 +1162,7 @@ struct CompressorState {
         s.fitter->addColumn(*s.column, s.next);
         continue;
       }
-      s.fitter->addPredicted();
+      s.fitter->addPredicted(s.line);
       if (!s.text)
         overflow |= __builtin_add_overflow(s.next, s.step, &s.next);
     }

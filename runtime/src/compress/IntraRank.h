@@ -40,6 +40,10 @@ struct CompressorOptions {
 
 /// One intercepted call in the runtime's flat form, built without
 /// allocation: what event(Event) receives, before it becomes an Event.
+/// RawEvent::op and RawParam::name are compared by address before text (the
+/// steady-state path remembers the address that matched): the text at an
+/// address they were given must not change while the compressor lives, as
+/// with string literals and static tables.
 struct RawParam {
   const char *name;
   const std::string *text; ///< non-null: a text value (a file name)

@@ -35,6 +35,30 @@ TEST(FastPath, AffineLoopIsCountedWithoutEvents) {
   t.check("affine loop");
 }
 
+TEST(FastPath, NamesMatchByTextWhateverTheirAddress) {
+  // The path remembers the address of an op or name that matched; a text
+  // at another address must still be compared: two copies of a literal
+  // match, another op or name at the same site does not.
+  static const char pwriteA[] = "pwrite", pwriteB[] = "pwrite", pread[] = "pread";
+  static const char offsetA[] = "offset", offsetB[] = "offset", whence[] = "whence";
+  Twin t;
+  auto call = [&](int64_t offset, const char *op, const char *name) {
+    t.event(makeFlat(op, 2, {{"fd", 3}, {name, offset}}), op, {t.address("fd"), name});
+  };
+  t.enter(1);
+  for (int i = 0; i < 100; ++i) {
+    t.iter(1);
+    call(64 * i, i % 2 ? pwriteA : pwriteB, i % 3 ? offsetA : offsetB);
+  }
+  EXPECT_EQ(t.viaRaw.fastEventCount(), 100u - 2) << "a copy of the text at another address did not match";
+  for (int i = 100; i < 140; ++i) {
+    t.iter(1);
+    call(64 * i, i == 110 ? pread : pwriteA, i == 120 ? whence : offsetA);
+  }
+  t.exit(1);
+  t.check("names at several addresses"); // a stale match of pread or whence differs here
+}
+
 TEST(FastPath, BreaksInTheSteadyStateFallBackExactly) {
   Twin t;
   t.enter(1);

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <deque>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,8 +37,30 @@ struct Twin {
   IntraRankCompressor viaEvent, viaRaw;
   std::vector<FlatEvent> fed;
   uint64_t clock = 0;
+  std::set<std::string> interned;
+  std::deque<std::string> copies;
+  uint64_t addresses = 0;
+
+  /// A name as the runtime passes it (RawParam::name, RawEvent::op): an
+  /// address whose text never changes while the Twin lives, the same address
+  /// for a text most of the time; every third call a fresh copy, so that
+  /// matching on a new address is exercised too.
+  const char *address(const std::string &text) {
+    if (++addresses % 3 == 0)
+      return copies.emplace_back(text).c_str();
+    return interned.insert(text).first->c_str();
+  }
 
   void event(const FlatEvent &e) {
+    std::vector<const char *> names;
+    for (const auto &[name, v] : e.params)
+      names.push_back(address(name));
+    event(e, address(e.op), names);
+  }
+
+  /// event(e) with the addresses the RawEvent carries for e's op and
+  /// parameter names (the same texts).
+  void event(const FlatEvent &e, const char *op, const std::vector<const char *> &names) {
     fed.push_back(e);
     const uint64_t compute = 50 + clock % 7 * 100, duration = 5 + clock % 3;
     ++clock;
@@ -49,7 +73,7 @@ struct Twin {
 
     std::vector<RawParam> params;
     for (const auto &[name, v] : e.params) {
-      RawParam p{name.c_str(), nullptr, 0};
+      RawParam p{names[params.size()], nullptr, 0};
       if (const int64_t *i = std::get_if<int64_t>(&v))
         p.value = *i;
       else
@@ -57,7 +81,7 @@ struct Twin {
       params.push_back(p);
     }
     RawEvent raw;
-    raw.op = e.op.c_str();
+    raw.op = op;
     raw.layer = sio::trace::Layer::MPIIO;
     raw.site = e.site;
     raw.params = params.data();

@@ -4,7 +4,9 @@
 // in any order and give the same statistics.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 
 namespace sio::trace {
@@ -14,7 +16,16 @@ public:
   /// Bin b holds samples with floor(log2(ns)) == b - 1; bin 0 holds 0 ns.
   static constexpr int kBins = 48;
 
-  void add(uint64_t ns);
+  /// Inline: the runtime's steady-state path adds two samples per call.
+  void add(uint64_t ns) {
+    ++count_;
+    min_ = std::min(min_, ns);
+    max_ = std::max(max_, ns);
+    double d = static_cast<double>(ns);
+    sum_ += d;
+    sumSq_ += d * d;
+    ++bins_[binOf(ns)];
+  }
   void merge(const TimingStats &other);
 
   uint64_t count() const { return count_; }
@@ -30,7 +41,7 @@ public:
   /// Lower and upper bound (ns) of a bin.
   static uint64_t binLow(int bin);
   static uint64_t binHigh(int bin);
-  static int binOf(uint64_t ns);
+  static int binOf(uint64_t ns) { return std::min(static_cast<int>(std::bit_width(ns)), kBins - 1); }
 
   /// Rebuilds stats from stored fields (the JSON reader). Returns false if
   /// they are inconsistent (bins do not sum to count, min > max, ...).
