@@ -53,9 +53,11 @@ struct Slot {
   int64_t value;    ///< integer, coded handle, file id or string-table index
 };
 
-enum class RecKind : uint8_t { Event, LoopEnter, LoopIter, LoopExit };
+/// Loop iterations are not records: __sio_loop_iter leaves the loop id in
+/// ThreadState::pendingIter and the thread's next record carries it (`iter`).
+enum class RecKind : uint8_t { Event, LoopEnter, LoopExit };
 
-/// One intercepted call or loop marker; plain data, 152 bytes.
+/// One intercepted call or loop marker; plain data, 160 bytes.
 struct Record {
   RecKind kind;
   uint8_t inner;   ///< ran inside a traced MPI-IO call
@@ -64,6 +66,11 @@ struct Record {
   uint8_t strMask; ///< bit i: slots[i].value indexes the string table
   uint16_t call;   ///< CallId
   uint64_t id;     ///< site id (events) or loop id (markers)
+  /// Nonzero: an iteration of this loop began before this record on its
+  /// thread (converted as a loopIter first). Iterations that end with no
+  /// record are not counted by the compressor anyway, so only the last
+  /// pending one matters.
+  uint64_t iter;
   /// The rank's order of finished calls and markers (inner events: their
   /// MPI-IO call's, which they follow in the thread's stream).
   uint64_t seq;
@@ -121,6 +128,8 @@ struct ThreadState {
   uint32_t depth;      ///< intercepted MPI calls in progress on this thread
   uint32_t mpiioOpen;  ///< a recorded MPI-IO call is in progress: nested POSIX is inner
   uint64_t pendingSite;
+  /// The loop id of the last __sio_loop_iter not yet carried by a record.
+  uint64_t pendingIter;
   ThreadBuffer *buf;
   /// Last file handle and named datatype this thread looked up, so that a
   /// loop of MPI-IO calls takes no lock (MpiHandles.cpp). The handle entry

@@ -37,7 +37,7 @@ TEST(Record, BufferReserveAndDrain) {
     Record *x = reserveRecord(ts);
     ASSERT_NE(x, nullptr);
     *x = Record{};
-    x->kind = RecKind::LoopIter;
+    x->kind = RecKind::LoopEnter;
     x->id = 7;
     b->cur = x + 1;
     finishRecord(b, x);
