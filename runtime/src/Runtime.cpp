@@ -54,6 +54,7 @@ std::atomic<bool> g_active{false};
 std::atomic<bool> g_dropping{false};
 std::atomic<uint64_t> g_dropped{0};
 std::atomic<uint64_t> g_seq{0};
+std::atomic<bool> g_manyThreads{false};
 unsigned g_layers = kLayerAll;
 std::atomic<int32_t> g_fdCode[kMaxFd];
 std::atomic<int32_t> g_streamCode[kMaxFd];
@@ -990,6 +991,8 @@ ThreadBuffer *createThreadBuffer() {
     b->end = b->begin + Q().blockRecords;
     b->linked = 1;
   }
+  if (s.buffers)
+    g_manyThreads.store(true);
   b->next = s.buffers;
   s.buffers = b;
   return b;

@@ -154,6 +154,9 @@ extern std::atomic<bool> g_active;   ///< initialised, enabled, not yet finished
 extern std::atomic<bool> g_dropping; ///< past the memory cap
 extern std::atomic<uint64_t> g_dropped;
 extern std::atomic<uint64_t> g_seq;  ///< the rank's next sequence number
+/// A second thread has a record buffer: sequence numbers need the atomic
+/// increment from then on.
+extern std::atomic<bool> g_manyThreads;
 extern unsigned g_layers;            ///< SIO_LAYERS mask
 
 inline bool layerEnabled(sio::trace::Layer l) { return (g_layers >> static_cast<unsigned>(l)) & 1u; }
@@ -200,9 +203,20 @@ inline Record *reserveRecord(ThreadState &ts) {
 
 /// A finished call or marker (committed: cur is past it) takes the rank's
 /// next sequence number; then everything this thread wrote becomes visible to
-/// the drain side. Lock-free: one atomic increment, one release store.
+/// the drain side. Lock-free: one increment, one release store.
 inline void finishRecord(ThreadBuffer *b, Record *r) {
-  r->seq = g_seq.fetch_add(1, std::memory_order_relaxed);
+  if (__builtin_expect(!g_manyThreads.load(std::memory_order_relaxed), 1)) {
+    // The only recording thread: a plain increment, without the locked
+    // instruction (a full barrier behind the record's stores). A second
+    // thread racing it at its start, or a signal handler between the two
+    // lines, can at worst give two records the same number, which the drain
+    // side orders as concurrent calls (convertPublished takes seq <= next).
+    uint64_t n = g_seq.load(std::memory_order_relaxed);
+    g_seq.store(n + 1, std::memory_order_relaxed);
+    r->seq = n;
+  } else {
+    r->seq = g_seq.fetch_add(1, std::memory_order_relaxed);
+  }
   r->open = 0;
   b->published.store(b->base + uint64_t(b->cur - b->begin), std::memory_order_release);
 }
