@@ -16,13 +16,14 @@ runs=${4:-5}
 bench_workdir random
 build_pair "$src/bench/runtime-random-writes.cpp"
 
-run() { # exe -> "io_seconds(max over ranks) wall_seconds maxrss_kb(max over ranks)"
+run() { # exe -> "io_seconds wall_seconds maxrss_kb io_cpu_seconds" (io, rss, cpu: max over ranks)
   s=$(date +%s.%N)
   out=$(cd "$work" && SIO_TRACE_FILE="$work/t.json" mpiexec.mpich -n "$ranks" "$1" "$calls" "$work")
   e=$(date +%s.%N)
   io=$(echo "$out" | awk '/io_seconds/ {if ($4 > m) m = $4} END {print m}')
   rss=$(echo "$out" | awk '/maxrss_kb/ {if ($6 > m) m = $6} END {print m}')
-  echo "$io $(echo "$e - $s" | bc -l) $rss"
+  cpu=$(echo "$out" | awk '/io_cpu_seconds/ {if ($8 > m) m = $8} END {print m}')
+  echo "$io $(echo "$e - $s" | bc -l) $rss $cpu"
 }
 : > "$work/plain.txt"; : > "$work/traced.txt"
 i=0
@@ -43,8 +44,12 @@ echo "| measure | untraced | traced | ratio / growth |"
 echo "| --- | --- | --- | --- |"
 printf '| I/O phase (s, slowest rank) | %.3f | %.3f | %.3f |\n' "$pio" "$tio" "$(echo "$tio / $pio" | bc -l)"
 printf '| whole mpiexec (s) | %.3f | %.3f | %.3f |\n' "$pw" "$tw" "$(echo "$tw / $pw" | bc -l)"
-pair=$(paste -d' ' "$work/plain.txt" "$work/traced.txt" | awk '{print $4 / $1}' | median)
+pair=$(paste -d' ' "$work/plain.txt" "$work/traced.txt" | awk '{print $5 / $1}' | median)
 printf '| I/O phase, median of paired ratios | | | %.3f |\n' "$pair"
+pcpu=$(col 4 "$work/plain.txt"); tcpu=$(col 4 "$work/traced.txt")
+cpair=$(paste -d' ' "$work/plain.txt" "$work/traced.txt" | awk '{print $8 / $4}' | median)
+printf '| I/O phase CPU time (s, slowest rank) | %.3f | %.3f | %.3f |\n' "$pcpu" "$tcpu" "$(echo "$tcpu / $pcpu" | bc -l)"
+printf '| I/O phase CPU time, median of paired ratios | | | %.3f |\n' "$cpair"
 printf '| peak RSS (MB, largest rank) | %.1f | %.1f | +%.1f MB per 10^6 calls of a rank |\n' \
   "$(echo "$prss / 1024" | bc -l)" "$(echo "$trss / 1024" | bc -l)" \
   "$(echo "($trss - $prss) / 1024 * 1000000 / $calls" | bc -l)"
@@ -52,5 +57,5 @@ printf '| trace (bytes) | | %d | %.2f bytes per call |\n' "$bytes" "$(echo "$byt
 echo
 "$build/bin/sio-trace" stats "$work/t.json" | head -8
 echo
-echo "untraced runs (io wall rss_kb):"; cat "$work/plain.txt"
-echo "traced runs (io wall rss_kb):"; cat "$work/traced.txt"
+echo "untraced runs (io wall rss_kb io_cpu):"; cat "$work/plain.txt"
+echo "traced runs (io wall rss_kb io_cpu):"; cat "$work/traced.txt"

@@ -11,10 +11,16 @@ using namespace sio::rt;
 
 namespace {
 
+/// Whether a marker on this thread now is recorded (not inside the runtime,
+/// an intercepted MPI call, or after the memory cap).
+inline bool markerRecorded(const ThreadState &ts) {
+  return !ts.blocked && !ts.depth && g_active.load(std::memory_order_relaxed) &&
+         !g_dropping.load(std::memory_order_relaxed);
+}
+
 inline void marker(RecKind kind, uint64_t id) {
   ThreadState &ts = tls;
-  if (ts.blocked || ts.depth || !g_active.load(std::memory_order_relaxed) ||
-      g_dropping.load(std::memory_order_relaxed))
+  if (!markerRecorded(ts))
     return;
   Record *r = reserveRecord(ts);
   if (!r)
@@ -24,6 +30,8 @@ inline void marker(RecKind kind, uint64_t id) {
   r->open = 1;
   r->nslots = 0;
   r->id = id;
+  r->iter = ts.pendingIter;
+  ts.pendingIter = 0;
   ts.buf->cur = r + 1;
   finishRecord(ts.buf, r);
 }
@@ -46,7 +54,14 @@ __attribute__((visibility("default"))) void __sio_register_tables(uint32_t abi_v
 
 __attribute__((visibility("default"))) void __sio_site(uint64_t site_id) { tls.pendingSite = site_id; }
 __attribute__((visibility("default"))) void __sio_loop_enter(uint64_t loop_id) { marker(RecKind::LoopEnter, loop_id); }
-__attribute__((visibility("default"))) void __sio_loop_iter(uint64_t loop_id) { marker(RecKind::LoopIter, loop_id); }
+// The hottest marker (once per iteration) writes no record: the thread's next
+// record carries it (Record::iter), which saves a record, a sequence number
+// and its conversion per iteration.
+__attribute__((visibility("default"))) void __sio_loop_iter(uint64_t loop_id) {
+  ThreadState &ts = tls;
+  if (markerRecorded(ts))
+    ts.pendingIter = loop_id;
+}
 __attribute__((visibility("default"))) void __sio_loop_exit(uint64_t loop_id) { marker(RecKind::LoopExit, loop_id); }
 
 } // extern "C"

@@ -54,6 +54,7 @@ std::atomic<bool> g_active{false};
 std::atomic<bool> g_dropping{false};
 std::atomic<uint64_t> g_dropped{0};
 std::atomic<uint64_t> g_seq{0};
+std::atomic<bool> g_manyThreads{false};
 unsigned g_layers = kLayerAll;
 std::atomic<int32_t> g_fdCode[kMaxFd];
 std::atomic<int32_t> g_streamCode[kMaxFd];
@@ -262,9 +263,10 @@ std::string tracePath(const State &s) {
 }
 
 void convert(State &s, ThreadBuffer *b, const Record &r) {
+  if (r.iter)
+    s.comp.loopIter(r.iter);
   switch (r.kind) {
   case RecKind::LoopEnter: s.comp.loopEnter(r.id); return;
-  case RecKind::LoopIter: s.comp.loopIter(r.id); return;
   case RecKind::LoopExit: s.comp.loopExit(r.id); return;
   case RecKind::Event: break;
   }
@@ -295,8 +297,9 @@ void convert(State &s, ThreadBuffer *b, const Record &r) {
     ref = s.startTicks;
   if (s.mpiInitEndTicks && ref < s.mpiInitEndTicks && r.t0 >= s.mpiInitEndTicks)
     ref = s.mpiInitEndTicks;
-  ev.computeNs = r.t0 > ref ? ticksToNs(r.t0 - ref) : 0;
-  ev.durationNs = r.t1 > r.t0 ? ticksToNs(r.t1 - r.t0) : 0;
+  const double nsPerTick = s.nsPerTick;
+  ev.computeNs = r.t0 > ref ? uint64_t(double(r.t0 - ref) * nsPerTick) : 0;
+  ev.durationNs = r.t1 > r.t0 ? uint64_t(double(r.t1 - r.t0) * nsPerTick) : 0;
   if (r.inner) {
     ref = r.t1;
   } else {
@@ -388,24 +391,35 @@ Record *headRecord(DrainQueue &q, ThreadBuffer *b) {
   return b->rdBlock->records() + off;
 }
 
-/// Converts the call at b's position and the inner events that follow it.
-void convertGroup(State &s, DrainQueue &q, ThreadBuffer *b) {
+/// Converts the call at b's position and the inner events that follow it,
+/// then b's next calls for as long as each is the rank's next in sequence
+/// order (every call of a rank that records on one thread), without going
+/// back to the search over all threads' buffers.
+void convertRun(State &s, DrainQueue &q, ThreadBuffer *b) {
   Record *h = headRecord(q, b);
-  uint64_t seq = h->seq;
-  convert(s, b, *h);
-  ++b->consumed;
-  while (b->consumed < b->seen) {
-    Record *r = headRecord(q, b);
-    if (r->kind != RecKind::Event || !r->inner)
-      break;
-    convert(s, b, *r);
+  while (true) {
+    uint64_t seq = h->seq;
+    convert(s, b, *h);
     ++b->consumed;
-  }
-  if (seq >= s.nextSeq)
-    s.nextSeq = seq + 1;
-  if (++s.convertedSinceCapCheck >= q.blockRecords || g_dropping.load(std::memory_order_relaxed)) {
-    s.convertedSinceCapCheck = 0;
-    checkCap(s);
+    Record *next = nullptr;
+    while (b->consumed < b->seen) {
+      Record *r = headRecord(q, b);
+      if (r->kind != RecKind::Event || !r->inner) {
+        next = r;
+        break;
+      }
+      convert(s, b, *r);
+      ++b->consumed;
+    }
+    if (seq >= s.nextSeq)
+      s.nextSeq = seq + 1;
+    if (++s.convertedSinceCapCheck >= q.blockRecords || g_dropping.load(std::memory_order_relaxed)) {
+      s.convertedSinceCapCheck = 0;
+      checkCap(s);
+    }
+    if (!next || next->open || next->seq > s.nextSeq)
+      return;
+    h = next;
   }
 }
 
@@ -444,7 +458,7 @@ bool convertPublished(State &s, bool final) {
         if (b != last)
           consider(b);
     if (hit) {
-      convertGroup(s, q, hit);
+      convertRun(s, q, hit);
       last = hit;
       continue;
     }
@@ -977,6 +991,8 @@ ThreadBuffer *createThreadBuffer() {
     b->end = b->begin + Q().blockRecords;
     b->linked = 1;
   }
+  if (s.buffers)
+    g_manyThreads.store(true);
   b->next = s.buffers;
   s.buffers = b;
   return b;

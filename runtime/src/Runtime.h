@@ -53,9 +53,11 @@ struct Slot {
   int64_t value;    ///< integer, coded handle, file id or string-table index
 };
 
-enum class RecKind : uint8_t { Event, LoopEnter, LoopIter, LoopExit };
+/// Loop iterations are not records: __sio_loop_iter leaves the loop id in
+/// ThreadState::pendingIter and the thread's next record carries it (`iter`).
+enum class RecKind : uint8_t { Event, LoopEnter, LoopExit };
 
-/// One intercepted call or loop marker; plain data, 152 bytes.
+/// One intercepted call or loop marker; plain data, 160 bytes.
 struct Record {
   RecKind kind;
   uint8_t inner;   ///< ran inside a traced MPI-IO call
@@ -64,6 +66,11 @@ struct Record {
   uint8_t strMask; ///< bit i: slots[i].value indexes the string table
   uint16_t call;   ///< CallId
   uint64_t id;     ///< site id (events) or loop id (markers)
+  /// Nonzero: an iteration of this loop began before this record on its
+  /// thread (converted as a loopIter first). Iterations that end with no
+  /// record are not counted by the compressor anyway, so only the last
+  /// pending one matters.
+  uint64_t iter;
   /// The rank's order of finished calls and markers (inner events: their
   /// MPI-IO call's, which they follow in the thread's stream).
   uint64_t seq;
@@ -121,6 +128,8 @@ struct ThreadState {
   uint32_t depth;      ///< intercepted MPI calls in progress on this thread
   uint32_t mpiioOpen;  ///< a recorded MPI-IO call is in progress: nested POSIX is inner
   uint64_t pendingSite;
+  /// The loop id of the last __sio_loop_iter not yet carried by a record.
+  uint64_t pendingIter;
   ThreadBuffer *buf;
   /// Last file handle and named datatype this thread looked up, so that a
   /// loop of MPI-IO calls takes no lock (MpiHandles.cpp). The handle entry
@@ -145,6 +154,9 @@ extern std::atomic<bool> g_active;   ///< initialised, enabled, not yet finished
 extern std::atomic<bool> g_dropping; ///< past the memory cap
 extern std::atomic<uint64_t> g_dropped;
 extern std::atomic<uint64_t> g_seq;  ///< the rank's next sequence number
+/// A second thread has a record buffer: sequence numbers need the atomic
+/// increment from then on.
+extern std::atomic<bool> g_manyThreads;
 extern unsigned g_layers;            ///< SIO_LAYERS mask
 
 inline bool layerEnabled(sio::trace::Layer l) { return (g_layers >> static_cast<unsigned>(l)) & 1u; }
@@ -191,9 +203,20 @@ inline Record *reserveRecord(ThreadState &ts) {
 
 /// A finished call or marker (committed: cur is past it) takes the rank's
 /// next sequence number; then everything this thread wrote becomes visible to
-/// the drain side. Lock-free: one atomic increment, one release store.
+/// the drain side. Lock-free: one increment, one release store.
 inline void finishRecord(ThreadBuffer *b, Record *r) {
-  r->seq = g_seq.fetch_add(1, std::memory_order_relaxed);
+  if (__builtin_expect(!g_manyThreads.load(std::memory_order_relaxed), 1)) {
+    // The only recording thread: a plain increment, without the locked
+    // instruction (a full barrier behind the record's stores). A second
+    // thread racing it at its start, or a signal handler between the two
+    // lines, can at worst give two records the same number, which the drain
+    // side orders as concurrent calls (convertPublished takes seq <= next).
+    uint64_t n = g_seq.load(std::memory_order_relaxed);
+    g_seq.store(n + 1, std::memory_order_relaxed);
+    r->seq = n;
+  } else {
+    r->seq = g_seq.fetch_add(1, std::memory_order_relaxed);
+  }
   r->open = 0;
   b->published.store(b->base + uint64_t(b->cur - b->begin), std::memory_order_release);
 }

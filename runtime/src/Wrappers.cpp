@@ -165,6 +165,8 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
         rec = &t_scratch; // outputs still update the handle tables
       } else {
         ts.buf->cur = rec + 1;
+        rec->iter = ts.pendingIter; // an iteration that began before this call
+        ts.pendingIter = 0;
       }
     }
   }

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <dirent.h>
+#include <set>
+#include <thread>
 
 using namespace sio::rt;
 
@@ -37,7 +39,7 @@ TEST(Record, BufferReserveAndDrain) {
     Record *x = reserveRecord(ts);
     ASSERT_NE(x, nullptr);
     *x = Record{};
-    x->kind = RecKind::LoopIter;
+    x->kind = RecKind::LoopExit;
     x->id = 7;
     b->cur = x + 1;
     finishRecord(b, x);
@@ -52,6 +54,41 @@ TEST(Record, BufferReserveAndDrain) {
   EXPECT_EQ(b->published.load(), cap);
   drainPublished();
   EXPECT_EQ(b->consumed, cap);
+}
+
+/// A second recording thread switches sequence numbers to the atomic
+/// increment: numbers taken concurrently from then on are all distinct.
+TEST(Record, SecondThreadTakesDistinctNumbers) {
+  ensureInit();
+  reserveRecord(tls); // this thread's buffer first
+  auto take = [](std::vector<uint64_t> &out) {
+    ThreadState &ts = tls;
+    for (int i = 0; i < 3000; ++i) {
+      Record *x = reserveRecord(ts);
+      ASSERT_NE(x, nullptr);
+      *x = Record{};
+      x->kind = RecKind::LoopExit; // of no open loop: ignored by the compressor
+      ts.buf->cur = x + 1;
+      finishRecord(ts.buf, x);
+      out.push_back(x->seq);
+      if (i % 512 == 0)
+        drainPublished(); // keeps the blocks (and the memory cap) small
+    }
+  };
+  std::vector<uint64_t> mine, theirs;
+  std::thread other([&] {
+    reserveRecord(tls); // registers the second buffer
+    take(theirs);
+  });
+  other.join();
+  EXPECT_TRUE(g_manyThreads.load());
+  std::thread again([&] { take(theirs); });
+  take(mine);
+  again.join();
+  std::set<uint64_t> all(mine.begin(), mine.end());
+  all.insert(theirs.begin(), theirs.end());
+  EXPECT_EQ(all.size(), mine.size() + theirs.size());
+  drainPublished();
 }
 
 TEST(Record, OpenCallIsNotConverted) {
