@@ -733,7 +733,7 @@ std::optional<Trace> recvTrace(State &s, int from, size_t held, uint64_t &calls,
   }
   if (!failure.empty())
     throw std::runtime_error(failure);
-  return deserializeTrace(text);
+  return deserializeTrace(std::move(text));
 }
 
 double nowMs() {

@@ -111,7 +111,7 @@ TEST(MemoryBudget, TraceEstimateBoundsTheTraceReadFromText) {
     writeTraceTo([&](std::string_view piece) { text += piece; }, src, /*pretty=*/false);
     text.shrink_to_fit();
     const size_t before = heapInUse();
-    Trace back = deserializeTrace(text);
+    Trace back = deserializeTrace(std::string(text)); // a copy: the text is needed below
     const size_t real = heapInUse() - before;
     ASSERT_EQ(back.files.size(), src.files.size());
     expectBound(traceHeapBytes(back), real, longNames ? "long names" : "short names");

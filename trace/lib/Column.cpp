@@ -156,6 +156,40 @@ bool decodeAt(Cursor &c, size_t n, int64_t *out) {
   return true;
 }
 
+/// Appends the coding of the block v[0..n) (1 <= n <= kBlock; lo and hi
+/// its least and greatest value) to out.
+void encodeBlock(const int64_t *v, size_t n, int64_t lo, int64_t hi, std::vector<uint8_t> &out) {
+  unsigned wRaw = bitWidth(static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo));
+  size_t rawBytes = varintLength(zigzag(lo)) + (n * wRaw + 7) / 8;
+  int64_t dlo = 0, dhi = 0;
+  std::array<uint64_t, IntColumn::kBlock> u;
+  if (n >= 2) {
+    for (size_t k = 1; k < n; ++k) {
+      int64_t d = static_cast<int64_t>(static_cast<uint64_t>(v[k]) - static_cast<uint64_t>(v[k - 1]));
+      if (k == 1 || d < dlo)
+        dlo = d;
+      if (k == 1 || d > dhi)
+        dhi = d;
+    }
+  }
+  unsigned wDelta = bitWidth(static_cast<uint64_t>(dhi) - static_cast<uint64_t>(dlo));
+  size_t deltaBytes = varintLength(zigzag(v[0])) + varintLength(zigzag(dlo)) + ((n - 1) * wDelta + 7) / 8;
+  if (n >= 2 && deltaBytes < rawBytes) {
+    out.push_back(static_cast<uint8_t>(kDeltaFlag | wDelta));
+    putVarint(out, zigzag(v[0]));
+    putVarint(out, zigzag(dlo));
+    for (size_t k = 1; k < n; ++k)
+      u[k - 1] = static_cast<uint64_t>(v[k]) - static_cast<uint64_t>(v[k - 1]) - static_cast<uint64_t>(dlo);
+    putPacked(out, u.data(), n - 1, wDelta);
+  } else {
+    out.push_back(static_cast<uint8_t>(wRaw));
+    putVarint(out, zigzag(lo));
+    for (size_t k = 0; k < n; ++k)
+      u[k] = static_cast<uint64_t>(v[k]) - static_cast<uint64_t>(lo);
+    putPacked(out, u.data(), n, wRaw);
+  }
+}
+
 std::atomic<uint64_t> nextSerial{1};
 
 struct DecodeCache {
@@ -239,23 +273,36 @@ std::strong_ordering operator<=>(const IntColumn &a, const IntColumn &b) {
 
 std::string IntColumn::packedText() const {
   std::string out;
-  out.reserve((bytes_.size() * 4 + 2) / 3);
-  size_t i = 0;
-  for (; i + 3 <= bytes_.size(); i += 3) {
-    uint32_t v = uint32_t(bytes_[i]) << 16 | uint32_t(bytes_[i + 1]) << 8 | bytes_[i + 2];
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
-  }
-  if (size_t rest = bytes_.size() - i) {
-    uint32_t v = uint32_t(bytes_[i]) << 16 | (rest > 1 ? uint32_t(bytes_[i + 1]) << 8 : 0);
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    if (rest > 1)
-      out += kAlphabet[(v >> 6) & 63];
-  }
+  out.reserve(packedTextSize());
+  writePackedText([&](std::string_view piece) { out += piece; });
   return out;
+}
+
+void IntColumn::writePackedText(const std::function<void(std::string_view)> &sink) const {
+  // Whole groups of 3 bytes per piece, so that the pieces concatenate to the
+  // text of the whole.
+  constexpr size_t kPieceBytes = 3 << 12; // 16 KiB of text on the stack
+  char piece[kPieceBytes / 3 * 4];
+  for (size_t from = 0; from < bytes_.size(); from += kPieceBytes) {
+    const size_t end = std::min(bytes_.size(), from + kPieceBytes);
+    char *out = piece;
+    size_t i = from;
+    for (; i + 3 <= end; i += 3) {
+      uint32_t v = uint32_t(bytes_[i]) << 16 | uint32_t(bytes_[i + 1]) << 8 | bytes_[i + 2];
+      *out++ = kAlphabet[v >> 18];
+      *out++ = kAlphabet[(v >> 12) & 63];
+      *out++ = kAlphabet[(v >> 6) & 63];
+      *out++ = kAlphabet[v & 63];
+    }
+    if (size_t rest = end - i) {
+      uint32_t v = uint32_t(bytes_[i]) << 16 | (rest > 1 ? uint32_t(bytes_[i + 1]) << 8 : 0);
+      *out++ = kAlphabet[v >> 18];
+      *out++ = kAlphabet[(v >> 12) & 63];
+      if (rest > 1)
+        *out++ = kAlphabet[(v >> 6) & 63];
+    }
+    sink(std::string_view(piece, size_t(out - piece)));
+  }
 }
 
 std::optional<IntColumn> IntColumn::fromPackedText(std::string_view text, uint64_t count, std::string *error) {
@@ -269,7 +316,7 @@ std::optional<IntColumn> IntColumn::fromPackedText(std::string_view text, uint64
   if (text.size() % 4 == 1)
     return failWith("the packed text is not base64 (bad length)");
   std::vector<uint8_t> bytes;
-  bytes.reserve(text.size() / 4 * 3 + 2);
+  bytes.reserve(text.size() / 4 * 3 + text.size() % 4 * 3 / 4); // exactly
   uint32_t acc = 0;
   unsigned bits = 0;
   for (char ch : text) {
@@ -288,18 +335,48 @@ std::optional<IntColumn> IntColumn::fromPackedText(std::string_view text, uint64
   uint64_t blocks = (count + IntColumn::kBlock - 1) / IntColumn::kBlock;
   if (blocks > bytes.size() / 2)
     return failWith("the packed text is too short for its value count");
+  // Every block is decoded (checking its bounds) and coded again: when the
+  // text is this class's canonical coding, as it is when this class wrote
+  // it, the decoded bytes become the column as they are (no second copy
+  // while they are read); otherwise the column is built from the values.
+  IntColumn column;
+  column.offsets_.reserve(size_t(blocks));
+  bool canonical = true;
+  std::vector<uint8_t> again;
   Cursor c{bytes.data(), bytes.size()};
-  ColumnBuilder builder;
   std::array<int64_t, IntColumn::kBlock> block;
   for (uint64_t b = 0; b < blocks; ++b) {
     size_t n = b + 1 < blocks ? IntColumn::kBlock : count - IntColumn::kBlock * b;
+    const size_t start = c.pos;
     if (!decodeAt(c, n, block.data()))
       return failWith(c.error);
-    for (size_t k = 0; k < n; ++k)
-      builder.push(block[k]);
+    const auto [lo, hi] = std::minmax_element(block.begin(), block.begin() + ptrdiff_t(n));
+    if (canonical) {
+      again.clear();
+      encodeBlock(block.data(), n, *lo, *hi, again);
+      canonical =
+          again.size() == c.pos - start && std::equal(again.begin(), again.end(), bytes.begin() + ptrdiff_t(start));
+    }
+    column.offsets_.push_back(start);
+    column.min_ = b == 0 ? *lo : std::min(column.min_, *lo);
+    column.max_ = b == 0 ? *hi : std::max(column.max_, *hi);
   }
   if (c.pos != bytes.size())
     return failWith("the packed text holds more bytes than its value count needs");
+  if (canonical) {
+    column.size_ = size_t(count);
+    column.bytes_ = std::move(bytes);
+    column.serial_ = nextSerial.fetch_add(1, std::memory_order_relaxed);
+    return column;
+  }
+  ColumnBuilder builder;
+  Cursor second{bytes.data(), bytes.size()};
+  for (uint64_t b = 0; b < blocks; ++b) {
+    size_t n = b + 1 < blocks ? IntColumn::kBlock : count - IntColumn::kBlock * b;
+    decodeAt(second, n, block.data()); // checked above
+    for (size_t k = 0; k < n; ++k)
+      builder.push(block[k]);
+  }
   return std::move(builder).finish();
 }
 
@@ -321,36 +398,8 @@ void ColumnBuilder::flush() {
     c.min_ = std::min(c.min_, lo);
     c.max_ = std::max(c.max_, hi);
   }
-  unsigned wRaw = bitWidth(static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo));
-  size_t rawBytes = varintLength(zigzag(lo)) + (n * wRaw + 7) / 8;
-  int64_t dlo = 0, dhi = 0;
-  std::array<uint64_t, IntColumn::kBlock> u;
-  if (n >= 2) {
-    for (size_t k = 1; k < n; ++k) {
-      int64_t d = static_cast<int64_t>(static_cast<uint64_t>(v[k]) - static_cast<uint64_t>(v[k - 1]));
-      if (k == 1 || d < dlo)
-        dlo = d;
-      if (k == 1 || d > dhi)
-        dhi = d;
-    }
-  }
-  unsigned wDelta = bitWidth(static_cast<uint64_t>(dhi) - static_cast<uint64_t>(dlo));
-  size_t deltaBytes = varintLength(zigzag(v[0])) + varintLength(zigzag(dlo)) + ((n - 1) * wDelta + 7) / 8;
   c.offsets_.push_back(c.bytes_.size());
-  if (n >= 2 && deltaBytes < rawBytes) {
-    c.bytes_.push_back(static_cast<uint8_t>(kDeltaFlag | wDelta));
-    putVarint(c.bytes_, zigzag(v[0]));
-    putVarint(c.bytes_, zigzag(dlo));
-    for (size_t k = 1; k < n; ++k)
-      u[k - 1] = static_cast<uint64_t>(v[k]) - static_cast<uint64_t>(v[k - 1]) - static_cast<uint64_t>(dlo);
-    putPacked(c.bytes_, u.data(), n - 1, wDelta);
-  } else {
-    c.bytes_.push_back(static_cast<uint8_t>(wRaw));
-    putVarint(c.bytes_, zigzag(lo));
-    for (size_t k = 0; k < n; ++k)
-      u[k] = static_cast<uint64_t>(v[k]) - static_cast<uint64_t>(lo);
-    putPacked(c.bytes_, u.data(), n, wRaw);
-  }
+  encodeBlock(v, n, lo, hi, c.bytes_);
   c.size_ += n;
   npending_ = 0;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <stdexcept>
 
 namespace sio::trace {
@@ -336,85 +337,125 @@ Expr Expr::bindNRanks(int64_t n) const {
 
 namespace {
 
-std::string exprStr(const Expr &e, bool pack);
+/// Where the text of a formula goes: `text`, except that packed tables go
+/// straight to `sink` (after the text before them) when there is one, so
+/// that a table of millions of values is never held as text.
+struct Printer {
+  std::string text;
+  const std::function<void(std::string_view)> *sink = nullptr;
 
-std::string atomStr(const Atom &atom, bool pack) {
+  void table(const IntColumn &column) {
+    if (!sink) {
+      column.writePackedText([&](std::string_view piece) { text += piece; });
+      return;
+    }
+    if (!text.empty())
+      (*sink)(text);
+    text.clear();
+    column.writePackedText(*sink);
+  }
+};
+
+void printExpr(const Expr &e, bool pack, Printer &out);
+
+void printAtom(const Atom &atom, bool pack, Printer &out) {
   switch (atom.kind) {
   case Atom::Kind::Rank:
-    return "rank";
+    out.text += "rank";
+    return;
   case Atom::Kind::NRanks:
-    return "nranks";
+    out.text += "nranks";
+    return;
   case Atom::Kind::Loop:
-    return "i" + std::to_string(atom.loopDepth);
+    out.text += "i" + std::to_string(atom.loopDepth);
+    return;
   case Atom::Kind::Mod: {
-    auto side = [pack](const Expr &e) {
-      std::string s = exprStr(e, pack);
-      return e.terms().size() > 1 || (e.terms().size() == 1 && !e.isConstant() &&
-                                       (e.terms().begin()->second != Rational(1) ||
-                                        e.terms().begin()->first.size() > 1))
-                 ? "(" + s + ")"
-                 : s;
+    auto side = [&](const Expr &e) {
+      const bool parens =
+          e.terms().size() > 1 || (e.terms().size() == 1 && !e.isConstant() &&
+                                   (e.terms().begin()->second != Rational(1) || e.terms().begin()->first.size() > 1));
+      out.text += parens ? "(" : "";
+      printExpr(e, pack, out);
+      out.text += parens ? ")" : "";
     };
-    return "(" + side(*atom.lhs) + " % " + side(*atom.rhs) + ")";
+    out.text += "(";
+    side(*atom.lhs);
+    out.text += " % ";
+    side(*atom.rhs);
+    out.text += ")";
+    return;
   }
   case Atom::Kind::Table: {
-    std::string s = "[";
+    out.text += "[";
     if (pack && atom.table->size() >= Expr::kPackedTableMin) {
-      s += "#" + std::to_string(atom.table->size()) + ":" + atom.table->packedText();
+      out.text += "#" + std::to_string(atom.table->size()) + ":";
+      out.table(*atom.table);
     } else {
       bool first = true;
       atom.table->forEach([&](int64_t v) {
         if (!first)
-          s += ", ";
+          out.text += ", ";
         first = false;
-        s += std::to_string(v);
+        out.text += std::to_string(v);
       });
     }
-    return s + "][" + exprStr(*atom.rhs, pack) + "]";
+    out.text += "][";
+    printExpr(*atom.rhs, pack, out);
+    out.text += "]";
+    return;
   }
   }
-  return "?";
+  out.text += "?";
 }
 
 // One term without its sign: "240*rank", "960*rank/nranks", "3/2", "rank/(2*nranks)".
-std::string termStr(const Monomial &m, const Rational &absCoef, bool pack) {
-  std::vector<std::string> num, den;
+void printTerm(const Monomial &m, const Rational &absCoef, bool pack, Printer &out) {
+  struct Factor { // a number or an atom
+    std::string number;
+    const Atom *atom = nullptr;
+  };
+  std::vector<Factor> num, den;
   if (absCoef.num() != 1 || m.empty())
-    num.push_back(std::to_string(absCoef.num()));
+    num.push_back({std::to_string(absCoef.num())});
   if (absCoef.den() != 1)
-    den.push_back(std::to_string(absCoef.den()));
+    den.push_back({std::to_string(absCoef.den())});
   for (const auto &[atom, exp] : m)
     for (int32_t k = 0; k < (exp < 0 ? -exp : exp); ++k)
-      (exp < 0 ? den : num).push_back(atomStr(atom, pack));
+      (exp < 0 ? den : num).push_back({std::string(), &atom});
   if (num.empty())
-    num.push_back("1");
-  std::string s;
-  for (size_t i = 0; i < num.size(); ++i)
-    s += (i ? "*" : "") + num[i];
+    num.push_back({"1"});
+  auto product = [&](const std::vector<Factor> &factors) {
+    for (size_t i = 0; i < factors.size(); ++i) {
+      out.text += i ? "*" : "";
+      if (factors[i].atom)
+        printAtom(*factors[i].atom, pack, out);
+      else
+        out.text += factors[i].number;
+    }
+  };
+  product(num);
   if (!den.empty()) {
-    s += "/";
-    if (den.size() > 1)
-      s += "(";
-    for (size_t i = 0; i < den.size(); ++i)
-      s += (i ? "*" : "") + den[i];
-    if (den.size() > 1)
-      s += ")";
+    out.text += den.size() > 1 ? "/(" : "/";
+    product(den);
+    out.text += den.size() > 1 ? ")" : "";
   }
-  return s;
 }
 
-std::string exprStr(const Expr &e, bool pack) {
+void printExpr(const Expr &e, bool pack, Printer &out) {
   const auto &terms = e.terms();
-  if (terms.empty())
-    return "0";
-  std::string out;
+  if (terms.empty()) {
+    out.text += "0";
+    return;
+  }
+  bool first = true;
   auto emit = [&](const Monomial &m, const Rational &c) {
     bool negative = c < Rational(0);
-    if (out.empty())
-      out += negative ? "-" : "";
+    if (first)
+      out.text += negative ? "-" : "";
     else
-      out += negative ? " - " : " + ";
-    out += termStr(m, negative ? -c : c, pack);
+      out.text += negative ? " - " : " + ";
+    first = false;
+    printTerm(m, negative ? -c : c, pack, out);
   };
   // Variable terms first (in canonical order), the constant last.
   for (const auto &[m, c] : terms)
@@ -423,13 +464,29 @@ std::string exprStr(const Expr &e, bool pack) {
   auto constant = terms.find(Monomial{});
   if (constant != terms.end())
     emit(constant->first, constant->second);
-  return out;
 }
 
 } // namespace
 
-std::string Expr::str() const { return exprStr(*this, false); }
-std::string Expr::packedStr() const { return exprStr(*this, true); }
+std::string Expr::str() const {
+  Printer out;
+  printExpr(*this, false, out);
+  return std::move(out.text);
+}
+
+std::string Expr::packedStr() const {
+  Printer out;
+  printExpr(*this, true, out);
+  return std::move(out.text);
+}
+
+void Expr::writePacked(const std::function<void(std::string_view)> &sink) const {
+  Printer out;
+  out.sink = &sink;
+  printExpr(*this, true, out);
+  if (!out.text.empty())
+    sink(out.text);
+}
 
 // ---------------------------------------------------------------- parsing
 

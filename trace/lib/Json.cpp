@@ -24,6 +24,7 @@
 #include <set>
 #include <sstream>
 #include <unistd.h>
+#include <unordered_map>
 
 namespace sio::trace {
 
@@ -56,19 +57,44 @@ constexpr int64_t kMaxEnumeratedPartition = 4096;
 // Writer
 //===----------------------------------------------------------------------===//
 
-OJson exprJson(const Expr &e) {
+/// Tables at least this long are streamed by StreamWriter rather than made
+/// a string of the JSON value (~24 KiB of text at 17 bits a value).
+constexpr size_t kLongTable = 8192;
+
+bool hasLongTable(const Expr &e) {
+  for (const auto &[monomial, c] : e.terms())
+    for (const auto &[atom, exp] : monomial)
+      if ((atom.table && atom.table->size() >= kLongTable) || (atom.lhs && hasLongTable(*atom.lhs)) ||
+          (atom.rhs && hasLongTable(*atom.rhs)))
+        return true;
+  return false;
+}
+
+/// Formulas with long packed tables (megabytes for a rank's random offsets)
+/// stand in the JSON value as an empty string that StreamWriter recognizes
+/// by its address (a JSON value's string lives on the heap and keeps its
+/// address when the value moves) and writes from the Expr in pieces: the
+/// text is never held, neither in the value nor in its dump.
+using LongStrings = std::unordered_map<const std::string *, const Expr *>;
+
+OJson exprJson(const Expr &e, LongStrings *longStrings = nullptr) {
   if (auto c = e.constantValue())
     return *c;
+  if (longStrings && hasLongTable(e)) {
+    OJson j = std::string();
+    longStrings->emplace(j.get_ptr<const std::string *>(), &e);
+    return j;
+  }
   return e.packedStr();
 }
 
-OJson valueJson(const Value &v) {
+OJson valueJson(const Value &v, LongStrings *longStrings) {
   if (const auto *s = std::get_if<std::string>(&v)) {
     OJson o = OJson::object();
     o["string"] = *s;
     return o;
   }
-  return exprJson(std::get<Expr>(v));
+  return exprJson(std::get<Expr>(v), longStrings);
 }
 
 OJson ranksJson(const RankList &ranks) {
@@ -92,14 +118,14 @@ OJson ranksJson(const RankList &ranks) {
 
 /// A value that holds for every rank of its node is written bare; anything
 /// else as the list of (ranks, value) entries.
-OJson elasticJson(const ElasticValue &ev, const RankList &nodeRanks) {
+OJson elasticJson(const ElasticValue &ev, const RankList &nodeRanks, LongStrings *longStrings) {
   if (ev.entries().size() == 1 && ev.entries()[0].ranks == nodeRanks)
-    return valueJson(ev.entries()[0].value);
+    return valueJson(ev.entries()[0].value, longStrings);
   OJson out = OJson::array();
   for (const ElasticEntry &e : ev.entries()) {
     OJson o = OJson::object();
     o["ranks"] = ranksJson(e.ranks);
-    o["value"] = valueJson(e.value);
+    o["value"] = valueJson(e.value, longStrings);
     out.push_back(std::move(o));
   }
   return out;
@@ -128,7 +154,7 @@ OJson statsJson(const TimingStats &s) {
   return o;
 }
 
-OJson objectJson(const ObjectEntry &e) {
+OJson objectJson(const ObjectEntry &e, LongStrings *longStrings) {
   OJson o = OJson::object();
   o["id"] = e.id;
   o["kind"] = e.kind;
@@ -139,7 +165,7 @@ OJson objectJson(const ObjectEntry &e) {
     for (const auto &[name, values] : e.fields) {
       OJson arr = OJson::array();
       for (const Expr &v : values)
-        arr.push_back(exprJson(v));
+        arr.push_back(exprJson(v, longStrings));
       f[name] = std::move(arr);
     }
     o["fields"] = std::move(f);
@@ -159,9 +185,9 @@ OJson objectJson(const ObjectEntry &e) {
   return o;
 }
 
-OJson bodyJson(const std::vector<Node> &body);
+OJson bodyJson(const std::vector<Node> &body, LongStrings *longStrings);
 
-OJson nodeJson(const Node &node) {
+OJson nodeJson(const Node &node, LongStrings *longStrings) {
   OJson o = OJson::object();
   if (node.isEvent()) {
     const Event &ev = node.event();
@@ -173,7 +199,7 @@ OJson nodeJson(const Node &node) {
     o["ranks"] = ranksJson(node.ranks);
     OJson params = OJson::object();
     for (const Param &p : ev.params)
-      params[p.name] = elasticJson(p.value, node.ranks);
+      params[p.name] = elasticJson(p.value, node.ranks, longStrings);
     o["params"] = std::move(params);
     if (ev.compute.count())
       o["compute"] = statsJson(ev.compute);
@@ -186,16 +212,16 @@ OJson nodeJson(const Node &node) {
     else
       o["loop"] = 0;
     o["ranks"] = ranksJson(node.ranks);
-    o["iterations"] = elasticJson(loop.iterations, node.ranks);
-    o["body"] = bodyJson(loop.body);
+    o["iterations"] = elasticJson(loop.iterations, node.ranks, longStrings);
+    o["body"] = bodyJson(loop.body, longStrings);
   }
   return o;
 }
 
-OJson bodyJson(const std::vector<Node> &body) {
+OJson bodyJson(const std::vector<Node> &body, LongStrings *longStrings) {
   OJson out = OJson::array();
   for (const Node &n : body)
-    out.push_back(nodeJson(n));
+    out.push_back(nodeJson(n, longStrings));
   return out;
 }
 
@@ -253,7 +279,7 @@ OJson traceJson(const Trace &t) {
   return o;
 }
 
-OJson fileJson(const FileEntry &f) {
+OJson fileJson(const FileEntry &f, LongStrings *longStrings) {
   OJson j = OJson::object();
   j["id"] = f.id;
   j["format"] = f.formatStr();
@@ -261,7 +287,7 @@ OJson fileJson(const FileEntry &f) {
   for (const FileNamePart &p : f.name) {
     OJson pj = OJson::object();
     if (p.field) {
-      pj["field"] = exprJson(*p.field);
+      pj["field"] = exprJson(*p.field, longStrings);
       if (p.width)
         pj["width"] = p.width;
     } else {
@@ -280,12 +306,12 @@ struct StreamedArray {
   std::function<OJson(size_t)> entry;
 };
 
-StreamedArray streamedArray(const Trace &t, const std::string &key) {
-  auto objects = [](const std::vector<ObjectEntry> &table) {
-    return StreamedArray{table.size(), [&table](size_t i) { return objectJson(table[i]); }};
+StreamedArray streamedArray(const Trace &t, const std::string &key, LongStrings *longStrings) {
+  auto objects = [longStrings](const std::vector<ObjectEntry> &table) {
+    return StreamedArray{table.size(), [&table, longStrings](size_t i) { return objectJson(table[i], longStrings); }};
   };
   if (key == "files")
-    return {t.files.size(), [&t](size_t i) { return fileJson(t.files[i]); }};
+    return {t.files.size(), [&t, longStrings](size_t i) { return fileJson(t.files[i], longStrings); }};
   if (key == "datatypes")
     return objects(t.datatypes);
   if (key == "comms")
@@ -293,7 +319,7 @@ StreamedArray streamedArray(const Trace &t, const std::string &key) {
   if (key == "infos")
     return objects(t.infos);
   if (key == "body")
-    return {t.body.size(), [&t](size_t i) { return nodeJson(t.body[i]); }};
+    return {t.body.size(), [&t, longStrings](size_t i) { return nodeJson(t.body[i], longStrings); }};
   return {};
 }
 
@@ -313,7 +339,7 @@ public:
       first = false;
       putValue(OJson(it.key()), 0);
       put(pretty_ ? ": " : ":");
-      StreamedArray arr = streamedArray(t, it.key());
+      StreamedArray arr = streamedArray(t, it.key(), &longStrings_);
       if (arr.size == 0) {
         putValue(it.value(), 2);
         continue;
@@ -321,7 +347,14 @@ public:
       put("[");
       for (size_t i = 0; i < arr.size; ++i) {
         put(i == 0 ? (pretty_ ? "\n    " : "") : (pretty_ ? ",\n    " : ","));
-        putValue(arr.entry(i), 4);
+        const OJson entry = arr.entry(i);
+        if (longStrings_.empty()) {
+          putValue(entry, 4);
+          continue;
+        }
+        putTree(entry, 4);
+        if (!longStrings_.empty()) // a stand-in was copied, not moved: it would be written empty
+          throw std::logic_error("sio: a long formula of the trace was lost on its way to the JSON writer");
       }
       put(pretty_ ? "\n  ]" : "]");
     }
@@ -350,6 +383,48 @@ private:
     }
     put(all.substr(from));
   }
+  /// putValue's text, made node by node, so that the stand-ins for long
+  /// formulas (LongStrings) are written from their Exprs as they go out.
+  void putTree(const OJson &j, int indent) {
+    const bool container = (j.is_object() || j.is_array()) && !j.empty();
+    if (!container) {
+      auto it = j.is_string() ? longStrings_.find(j.get_ptr<const std::string *>()) : longStrings_.end();
+      if (it == longStrings_.end()) {
+        put(j.dump(pretty_ ? 2 : -1, ' ', false, OJson::error_handler_t::replace));
+        return;
+      }
+      put("\"");
+      // Formulas are ASCII without quotes or backslashes: nothing to escape.
+      it->second->writePacked([this](std::string_view piece) { put(piece); });
+      put("\"");
+      longStrings_.erase(it);
+      return;
+    }
+    put(j.is_object() ? "{" : "[");
+    bool first = true;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      put(first ? "" : ",");
+      first = false;
+      if (pretty_) {
+        put("\n");
+        putSpaces(indent + 2);
+      }
+      if (j.is_object()) {
+        put(OJson(it.key()).dump(-1, ' ', false, OJson::error_handler_t::replace));
+        put(pretty_ ? ": " : ":");
+      }
+      putTree(it.value(), indent + 2);
+    }
+    if (pretty_) {
+      put("\n");
+      putSpaces(indent);
+    }
+    put(j.is_object() ? "}" : "]");
+  }
+  void putSpaces(int n) {
+    for (; n > 0; n -= int(sizeof kSpaceRun - 1))
+      put(std::string_view(kSpaceRun, std::min(size_t(n), sizeof kSpaceRun - 1)));
+  }
   void put(std::string_view text) {
     if (buffer_.size() + text.size() > kChunk && text.size() >= kChunk / 2) {
       // A long piece goes out as it is, after what is buffered.
@@ -369,9 +444,11 @@ private:
 
   static constexpr size_t kChunk = 1 << 16;
   static constexpr const char *kSpaces = "        ";
+  static constexpr char kSpaceRun[] = "                                ";
   const TraceSink &sink_;
   bool pretty_;
   std::string buffer_;
+  LongStrings longStrings_; ///< the stand-ins of the entry being written
 };
 
 //===----------------------------------------------------------------------===//
@@ -439,6 +516,60 @@ int jsonDepth(std::string_view text) {
   return maxDepth;
 }
 
+/// String values at least this long are cut out of the text before it is
+/// parsed (cutLongStrings).
+constexpr size_t kLongString = 64 << 10;
+/// What stands in their place, as written and as read: it starts with a
+/// NUL, which JSON text can only write as \u0000 (no hex letters to vary
+/// in case), so a text without that escape has no value that looks like it.
+constexpr std::string_view kLongMark = "\\u0000sio-long:", kLongValue("\0sio-long:", 10);
+
+/// A document without its long packed formulas: megabytes of base64 that
+/// the JSON parser would hold two and three times over while it lexes them
+/// (its token buffers grow by doubling, then the value is copied). Each
+/// string value (not key) of at least kLongString characters without
+/// escapes that holds a packed table (`[#`) becomes `"\u0000sio-long:<k>"`,
+/// and `cut[k]` views its characters in `text`. nullopt when there is
+/// nothing to cut, or when the text holds a NUL anywhere (a stand-in could
+/// then not be told from a value).
+std::optional<std::string> cutLongStrings(std::string_view text, std::vector<std::string_view> &cut) {
+  cut.clear();
+  if (text.size() < kLongString || text.find(kLongMark.substr(0, 6)) != std::string_view::npos)
+    return std::nullopt;
+  std::string skeleton;
+  size_t copied = 0; // text before this is in skeleton
+  for (size_t pos = text.find('"'); pos != std::string_view::npos; pos = text.find('"', pos)) {
+    const size_t begin = pos + 1;
+    bool escapes = false;
+    size_t end = begin;
+    for (;; ++end) {
+      end = text.find_first_of("\"\\", end);
+      if (end == std::string_view::npos)
+        return std::nullopt; // unterminated: the parser reports it
+      if (text[end] == '"')
+        break;
+      escapes = true;
+      ++end; // the escaped character
+    }
+    pos = end + 1;
+    const std::string_view value = text.substr(begin, end - begin);
+    if (escapes || value.size() < kLongString || value.find("[#") == std::string_view::npos)
+      continue;
+    const size_t next = text.find_first_not_of(" \t\r\n", pos);
+    if (next != std::string_view::npos && text[next] == ':')
+      continue; // a key
+    skeleton.append(text.substr(copied, begin - copied));
+    skeleton.append(kLongMark);
+    skeleton.append(std::to_string(cut.size()));
+    cut.push_back(value);
+    copied = end;
+  }
+  if (cut.empty())
+    return std::nullopt;
+  skeleton.append(text.substr(copied));
+  return skeleton;
+}
+
 int formulaDepth(std::string_view text) {
   int depth = 0, maxDepth = 0;
   for (char c : text) {
@@ -503,7 +634,10 @@ class Reader {
 public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
-  Trace read(const std::string &text);
+  /// `owned`: the text itself, freed once it is parsed unless long strings
+  /// were cut out of it (they are read from it while the DOM becomes the
+  /// trace).
+  Trace read(const std::string &text, std::string *owned = nullptr);
 
 private:
   [[noreturn]] void fail(const std::string &path, const std::string &message) const {
@@ -532,7 +666,15 @@ private:
   std::string getString(const OJson &j, const std::string &path) const {
     if (!j.is_string())
       fail(path, "expected a string, found " + describe(j));
-    return j.get<std::string>();
+    return std::string(stringOf(j));
+  }
+  /// A string value's characters, those of a long string cut out before
+  /// parsing (cutLongStrings) for its stand-in.
+  std::string_view stringOf(const OJson &j) const {
+    const std::string &s = j.get_ref<const std::string &>();
+    if (cut_.empty() || !s.starts_with(kLongValue))
+      return s;
+    return cut_.at(std::stoul(s.substr(kLongValue.size())));
   }
   bool getBool(const OJson &j, const std::string &path) const {
     if (!j.is_boolean())
@@ -573,7 +715,7 @@ private:
       return 0;
     if (!j.is_string())
       fail(path, "expected an id string \"0x<16 hex digits>\", found " + describe(j));
-    std::string s = j.get<std::string>();
+    std::string s(stringOf(j));
     auto id = parseId(s);
     if (!id)
       fail(path, "malformed id \"" + s + "\" (expected \"0x<16 hex digits>\")");
@@ -615,6 +757,8 @@ private:
   bool streamedFiles_ = false;
   std::vector<FileEntry> files_;
   std::exception_ptr filesError_;
+  /// The long strings cut out of the text (cutLongStrings), views into it.
+  std::vector<std::string_view> cut_;
 };
 
 /// Parses the document; the entries of the top-level "files" array are read
@@ -668,7 +812,7 @@ Expr Reader::getExpr(const OJson &j, const std::string &path, uint32_t loopDepth
   }
   if (!j.is_string())
     fail(path, "expected an integer or a formula string, found " + describe(j));
-  std::string text = j.get<std::string>();
+  const std::string_view text = stringOf(j); // not copied: a packed table is megabytes
   if (formulaDepth(text) > kMaxFormulaDepth)
     fail(path, "formula nests deeper than " + std::to_string(kMaxFormulaDepth) + " levels");
   Expr e;
@@ -679,13 +823,13 @@ Expr Reader::getExpr(const OJson &j, const std::string &path, uint32_t loopDepth
   } catch (const std::exception &ex) {
     // Expr::parse names the formula and the column itself.
     std::string what = ex.what();
-    fail(path, what.find("formula") != std::string::npos ? what : "bad formula \"" + text + "\": " + what);
+    fail(path, what.find("formula") != std::string::npos ? what : "bad formula \"" + std::string(text) + "\": " + what);
   }
   if (!printable(e))
-    fail(path, "formula \"" + text + "\" has a coefficient out of range");
+    fail(path, "formula \"" + std::string(text) + "\" has a coefficient out of range");
   if (e.loopDepthUsed() > loopDepth)
-    fail(path, "formula \"" + text + "\" uses loop index i" + std::to_string(e.loopDepthUsed() - 1) + " but only " +
-                   std::to_string(loopDepth) + " loop(s) enclose it");
+    fail(path, "formula \"" + std::string(text) + "\" uses loop index i" + std::to_string(e.loopDepthUsed() - 1) +
+                   " but only " + std::to_string(loopDepth) + " loop(s) enclose it");
   return e;
 }
 
@@ -1077,12 +1221,15 @@ FileEntry Reader::readFile(const OJson &fj, const std::string &p) {
   return f;
 }
 
-Trace Reader::read(const std::string &text) {
+Trace Reader::read(const std::string &text, std::string *owned) {
   if (jsonDepth(text) > kMaxJsonDepth)
     fail("", "JSON nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   OJson root;
   try {
-    root = parseRoot(text);
+    // Long packed formulas stay in `text` (cut_ views them), out of the
+    // parser's way; the rest is parsed.
+    const std::optional<std::string> skeleton = cutLongStrings(text, cut_);
+    root = parseRoot(skeleton ? *skeleton : text);
   } catch (const nlohmann::json::exception &ex) {
     // Drop nlohmann's "[json.exception.parse_error.101] " tag.
     std::string msg = ex.what();
@@ -1090,6 +1237,8 @@ Trace Reader::read(const std::string &text) {
       msg = msg.substr(pos + 2);
     fail("", "malformed JSON: " + msg);
   }
+  if (owned && cut_.empty())
+    std::string().swap(*owned);
   expectObject(root, "");
 
   Trace t;
@@ -1226,9 +1375,11 @@ Trace Reader::read(const std::string &text) {
 // Entry points
 //===----------------------------------------------------------------------===//
 
-Trace readTraceString(const std::string &text, const std::string &sourceName) {
+namespace {
+
+Trace readTraceText(const std::string &text, std::string *owned, const std::string &sourceName) {
   try {
-    return Reader(sourceName).read(text);
+    return Reader(sourceName).read(text, owned);
   } catch (const TraceError &) {
     throw;
   } catch (const std::bad_alloc &) {
@@ -1237,6 +1388,16 @@ Trace readTraceString(const std::string &text, const std::string &sourceName) {
     // A check above missed something; still report it as bad input.
     throw TraceError(sourceName, "", std::string("invalid trace: ") + ex.what());
   }
+}
+
+} // namespace
+
+Trace readTraceString(const std::string &text, const std::string &sourceName) {
+  return readTraceText(text, nullptr, sourceName);
+}
+
+Trace readTraceString(std::string &&text, const std::string &sourceName) {
+  return readTraceText(text, &text, sourceName);
 }
 
 Trace readTrace(std::istream &in, const std::string &sourceName) {

@@ -150,6 +150,56 @@ TEST(Json, WritesTheDocumentedShape) {
   EXPECT_FALSE(doc["body"][0].contains("compute"));
 }
 
+TEST(Json, StreamsLongTablesWithoutHoldingTheirText) {
+  // Two ranks' tables of random offsets (~280 KB of text each), one inside
+  // a `%`, under a loop: written in pieces, never as one string, and still
+  // exactly the text of the document's dump, in both forms.
+  constexpr int64_t n = 100000;
+  auto column = [](uint64_t x) {
+    ColumnBuilder b;
+    for (int64_t i = 0; i < n; ++i) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      b.push(int64_t(x % 100000));
+    }
+    return std::move(b).finish();
+  };
+  Trace t = richTrace();
+  const RankList all = RankList::all(8), low = RankList::range(0, 4), high = RankList::range(4, 4);
+  const Expr a = Expr::table(column(1), Expr::loopIndex(0)) + Expr(8) * Expr::rank();
+  const Expr b = Expr::mod(Expr::table(column(2), Expr::loopIndex(0)), Expr(7)) * Expr(64) + Expr(3);
+  Node pwrite = eventNode("pwrite", Layer::POSIX, 0, all, {{"fd", Expr(3)}, {"offset", Expr(0)}});
+  pwrite.event().param("offset")->value.entries() = {{low, a}, {high, b}};
+  t.body.push_back(loopNode(0x201, all, ElasticValue(Expr(n), all), {pwrite}));
+  for (bool pretty : {true, false}) {
+    SCOPED_TRACE(pretty ? "pretty" : "compact");
+    std::string text;
+    size_t longest = 0;
+    writeTraceTo(
+        [&](std::string_view piece) {
+          text += piece;
+          longest = std::max(longest, piece.size());
+        },
+        t, pretty);
+    EXPECT_LE(longest, size_t(128 << 10)) << "a table's text (~280 KB) went out whole";
+    const OJson doc = OJson::parse(text);
+    EXPECT_EQ(text, (pretty ? doc.dump(2) : doc.dump()) + "\n");
+    const OJson &offset = doc["body"].back()["body"][0]["params"]["offset"];
+    EXPECT_EQ(offset[0]["value"], a.packedStr());
+    EXPECT_EQ(offset[1]["value"], b.packedStr());
+    expectSameTrace(readTraceString(text), t);
+  }
+  // The reader cuts such tables out before parsing and puts a mark that
+  // starts with a NUL in their place; a text that holds a NUL (here a note
+  // that is the mark itself) is parsed whole, and the note reads as it was.
+  t.header.notes.push_back(std::string("\0sio-long:0", 11));
+  const std::string text = writeTraceString(t);
+  ASSERT_NE(text.find("\\u0000sio-long:0"), std::string::npos);
+  const Trace back = readTraceString(text);
+  EXPECT_EQ(back.header.notes.back(), t.header.notes.back());
+  expectSameTrace(back, t);
+  EXPECT_THROW(readTraceString(text.substr(0, text.find("[#") + 100000)), TraceError) << "cut inside a table";
+}
+
 TEST(Json, FileRoundTripLeavesNoTemporary) {
   std::string path = tempPath("sio-json-test.json");
   writeTraceFile(path, richTrace());

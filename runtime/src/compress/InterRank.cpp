@@ -1055,6 +1055,6 @@ void finalizeMerged(Trace &t) {
 
 std::string serializeTrace(const Trace &t) { return writeTraceString(t); }
 
-Trace deserializeTrace(const std::string &bytes) { return readTraceString(bytes, "<rank trace>"); }
+Trace deserializeTrace(std::string &&bytes) { return readTraceString(std::move(bytes), "<rank trace>"); }
 
 } // namespace sio::rt

@@ -60,7 +60,8 @@ void finalizeMerged(sio::trace::Trace &t);
 /// Shipping a per-rank (or partially merged) trace between ranks: the JSON
 /// form of trace/Json.h, so there is one format.
 std::string serializeTrace(const sio::trace::Trace &t);
-/// Throws sio::trace::TraceError on malformed input.
-sio::trace::Trace deserializeTrace(const std::string &bytes);
+/// Throws sio::trace::TraceError on malformed input. The text is freed
+/// once parsed, before the trace is made from it.
+sio::trace::Trace deserializeTrace(std::string &&bytes);
 
 } // namespace sio::rt

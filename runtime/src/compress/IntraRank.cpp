@@ -27,7 +27,12 @@ using namespace sio::trace;
 /// and the last samples, for the retry on a sample (Frame::retryAt).
 struct TableStore {
   static constexpr size_t kTail = 8;
+  /// The integer samples less the first (model() takes the first out as a
+  /// constant term), modulo 2^64: the column the trace holds, built once,
+  /// not copied shifted at the end.
   ColumnBuilder column;
+  int64_t first = 0;
+  bool shiftOverflowed = false;    ///< some sample - first overflowed int64_t
   std::vector<Rational> rationals; ///< used instead of column once non-empty
   std::array<int64_t, kTail> tail{};
 
@@ -37,18 +42,22 @@ struct TableStore {
       return;
     }
     if (rationals.empty()) { // first non-integer: the column becomes Rationals
-      std::vector<int64_t> ints = ColumnBuilder(column).finish().values();
-      rationals.reserve(ints.size() + 1);
-      for (int64_t v : ints)
-        rationals.emplace_back(v);
+      rationals.reserve(column.size() + 1);
+      ColumnBuilder(column).finish().forEach([&](int64_t d) { rationals.emplace_back(unshift(d)); });
       column = ColumnBuilder();
     }
     rationals.push_back(y);
   }
   void pushInt(int64_t v) {
-    tail[column.size() % kTail] = v;
-    column.push(v);
+    const size_t n = column.size();
+    tail[n % kTail] = v;
+    if (n == 0)
+      first = v;
+    int64_t d;
+    shiftOverflowed |= __builtin_sub_overflow(v, first, &d);
+    column.push(int64_t(uint64_t(v) - uint64_t(first)));
   }
+  int64_t unshift(int64_t d) const { return int64_t(uint64_t(d) + uint64_t(first)); }
   bool integral() const { return rationals.empty(); }
   size_t size() const { return integral() ? column.size() : rationals.size(); }
   /// The last kTail - 1 samples and `next` are equally spaced.
@@ -158,20 +167,14 @@ public:
     // same table on every rank and the merge fits the constant to rank.
     if (table_->integral()) {
       // The column moved out (model() is called once, when the loop is
-      // materialized and its folder dropped) and shifted, still packed.
-      IntColumn column = std::move(table_->column).finish();
-      const int64_t first = column.at(0);
-      ColumnBuilder shifted;
-      bool overflow = false;
-      column.forEach([&](int64_t v) {
-        int64_t d = 0;
-        overflow |= __builtin_sub_overflow(v, first, &d);
-        shifted.push(d);
-      });
-      if (overflow) // keep the values as they are
-        return Expr::table(std::move(column), index);
-      column = IntColumn();
-      return Expr::table(std::move(shifted).finish(), index) + Expr(first);
+      // materialized and its folder dropped), already shifted.
+      IntColumn shifted = std::move(table_->column).finish();
+      if (!table_->shiftOverflowed)
+        return Expr::table(std::move(shifted), index) + Expr(table_->first);
+      ColumnBuilder values; // keep the values as they are
+      shifted.forEach([&](int64_t d) { values.push(table_->unshift(d)); });
+      shifted = IntColumn();
+      return Expr::table(std::move(values).finish(), index);
     }
     // Tables hold integers: scale by the common denominator (1 in practice,
     // since affine fits of integers at consecutive indices are integral).
@@ -215,7 +218,7 @@ public:
     std::vector<Rational> y;
     y.reserve(count_);
     if (tabled_ && table_->integral()) {
-      ColumnBuilder(table_->column).finish().forEach([&](int64_t v) { y.emplace_back(v); });
+      ColumnBuilder(table_->column).finish().forEach([&](int64_t d) { y.emplace_back(table_->unshift(d)); });
     } else if (tabled_) {
       y = table_->rationals;
     } else {

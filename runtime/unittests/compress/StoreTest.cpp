@@ -89,6 +89,23 @@ TEST(Store, RandomOffsetsGoToTheStoreWithoutEvents) {
   EXPECT_TRUE(hasTable(body, n));
 }
 
+TEST(Store, ValuesFarApartKeepTheirValues) {
+  // The store keeps values less the first one (the table's constant term);
+  // here some differences overflow int64_t, and the table holds the values
+  // as they are, on both paths.
+  StoreTwin t;
+  std::mt19937_64 g(11);
+  const int n = 3000;
+  t.enter(4);
+  for (int i = 0; i < n; ++i) {
+    t.iter(4);
+    const int64_t far = i % 7 == 3 ? INT64_MAX - int64_t(g() % 1000) : INT64_MIN + 1 + int64_t(g() % 1000);
+    t.event(pwrite(i == 0 ? INT64_MIN + 10 : i % 2 ? far : int64_t(g() % 100000)));
+  }
+  t.exit(4);
+  EXPECT_TRUE(hasTable(t.check("differences overflow"), n));
+}
+
 TEST(Store, RetryOnASampleSplitsWhenValuesTurnRegular) {
   StoreTwin t;
   std::mt19937_64 g(9);

@@ -19,6 +19,7 @@
 #include <array>
 #include <compare>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -57,6 +58,11 @@ public:
   /// (RFC 4648 alphabet, no padding), the form the JSON writer uses.
   const std::vector<uint8_t> &bytes() const { return bytes_; }
   std::string packedText() const;
+  /// packedText() in pieces of 16 KiB, never held whole (the JSON
+  /// writer streams a table of millions of values this way).
+  void writePackedText(const std::function<void(std::string_view)> &sink) const;
+  /// The length of packedText().
+  size_t packedTextSize() const { return (bytes_.size() * 4 + 2) / 3; }
   /// Decodes `count` values from packedText() form; nullopt with `error`
   /// set when the text is not base64, the blocks are malformed, or the
   /// bytes do not hold exactly `count` values.

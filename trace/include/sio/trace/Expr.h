@@ -18,6 +18,7 @@
 #include "sio/trace/Rational.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -114,6 +115,9 @@ public:
   /// packed form `[#count:base64][index]` (docs/trace-format.md, "Packed
   /// tables"): the form the JSON writer uses. Parseable by parse().
   std::string packedStr() const;
+  /// packedStr() in pieces, its tables streamed from their columns
+  /// (IntColumn::writePackedText): never held whole.
+  void writePacked(const std::function<void(std::string_view)> &sink) const;
   static constexpr size_t kPackedTableMin = 64;
 
   /// The terms: monomial -> nonzero coefficient. Empty means 0.

@@ -34,6 +34,9 @@ private:
 Trace readTrace(std::istream &in, const std::string &sourceName);
 Trace readTraceFile(const std::string &path);
 Trace readTraceString(const std::string &text, const std::string &sourceName = "<string>");
+/// The same, freeing `text` as soon as it is parsed (before the trace is
+/// made from the parsed document): a merge holds less.
+Trace readTraceString(std::string &&text, const std::string &sourceName = "<string>");
 
 /// Receives the text of a trace piece by piece (writeTraceTo).
 using TraceSink = std::function<void(std::string_view)>;
