@@ -208,7 +208,7 @@ public:
   }
 
   /// add() of the sample predict() gave: it fits the line by construction.
-  void addPredicted() { ++count_; }
+  void addPredicted(uint64_t n) { count_ += n; }
 
   bool tabled() const { return tabled_; }
   uint64_t count() const { return count_; }
@@ -365,12 +365,12 @@ public:
   /// not move, so the pointer holds until the next add().
   SequenceFitter *predictedLine() { return coefficients_.empty() ? nullptr : &coefficients_.begin()->second; }
 
-  /// add() of the sample predictNext() gave (or of the text), in O(1);
-  /// line is predictedLine().
-  void addPredicted(SequenceFitter *line) {
+  /// add() of the sample predictNext() gave (or of the text), n times
+  /// over, in O(1); line is predictedLine().
+  void addPredicted(SequenceFitter *line, uint64_t n) {
     if (line)
-      line->addPredicted();
-    ++masks_.back().second;
+      line->addPredicted(n);
+    masks_.back().second += n;
   }
 
   Value model() const {
@@ -903,6 +903,11 @@ private:
 /// only counted (RawEvent path). The pointers are into the frame's run and
 /// its folder, which do not change while the path is armed; any other change
 /// to the frame disarms it first (CompressorState::settle).
+///
+/// Cost per call is what makes it fast: a constant or text slot is counted
+/// in its fitter only when the path disarms (`uncounted` iterations at once),
+/// so an iteration touches only the slots that move (`moving`: affine ones
+/// advance their prediction, store slots append the value).
 struct FastPath {
   struct Slot {
     ValueFitter *fitter;
@@ -921,8 +926,10 @@ struct FastPath {
   bool armed = false;
   std::vector<Call> calls;
   std::vector<Slot> slots;
-  size_t matched = 0; ///< calls of the current iteration matched so far
+  std::vector<size_t> moving;                         ///< the slots an iteration changes: affine and store slots
+  size_t matched = 0;                                 ///< calls of the current iteration matched so far
   std::vector<std::pair<uint64_t, uint64_t>> timings; ///< their compute, duration
+  uint64_t uncounted = 0; ///< committed iterations not yet added to the predicted slots' fitters
 };
 
 /// Whether a caller's name (RawEvent::op, RawParam::name) is the template's
@@ -930,13 +937,14 @@ struct FastPath {
 /// the address that matched last (`seen`) is compared first; only another
 /// address costs a string comparison, and becomes `seen` when it matches.
 /// RawEvent documents that the text at an address does not change.
-bool sameName(const std::string &name, const char *raw, const char *&seen) {
-  if (raw == seen)
-    return true;
+bool sameNameByText(const std::string &name, const char *raw, const char *&seen) {
   if (name != raw)
     return false;
   seen = raw;
   return true;
+}
+inline bool sameName(const std::string &name, const char *raw, const char *&seen) {
+  return raw == seen || sameNameByText(name, raw, seen);
 }
 
 /// The Event a RawEvent stands for (one entry per value, one timing sample).
@@ -1098,12 +1106,13 @@ struct CompressorState {
   void tryArm() {
     Frame &f = frames.back();
     FastPath &fp = f.fast;
-    fp.armed = false;
+    disarm(fp);
     if (f.isRoot || !f.inIteration || !f.run || !f.runFolder || f.runFolder->iterations < 2 ||
         !f.iteration.empty())
       return;
     fp.calls.clear();
     fp.slots.clear();
+    fp.moving.clear();
     size_t slot = 0;
     for (Node &n : f.run->loop().body) {
       if (!n.isEvent())
@@ -1119,6 +1128,8 @@ struct CompressorState {
           s.line = vf.predictedLine();
         else if (!(s.column = vf.columnSlot()))
           return;
+        if (s.column || s.step != 0)
+          fp.moving.push_back(fp.slots.size());
         fp.slots.push_back(s);
       }
     }
@@ -1142,12 +1153,16 @@ struct CompressorState {
       const RawParam &p = e.params[i];
       if (!sameName(*s.name, p.name, s.nameSeen))
         return false;
-      if (s.column ? p.text != nullptr : (s.text ? !p.text || *p.text != *s.text : p.text || p.value != s.next))
+      if (s.column) {
+        if (p.text)
+          return false;
+        // Taken before the whole call matched: harmless, since a call that
+        // does not match is never committed nor replayed from its slots.
+        s.next = p.value;
+      } else if (s.text ? !p.text || *p.text != *s.text : p.text || p.value != s.next) {
         return false;
+      }
     }
-    for (size_t i = 0; i < e.nparams; ++i)
-      if (FastPath::Slot &s = fp.slots[c.firstSlot + i]; s.column)
-        s.next = e.params[i].value;
     fp.timings[fp.matched++] = {e.computeNs, e.durationNs};
     return true;
   }
@@ -1160,26 +1175,36 @@ struct CompressorState {
       fp.calls[j].templ->duration.add(fp.timings[j].second);
     }
     bool overflow = false;
-    for (FastPath::Slot &s : fp.slots) {
-      if (s.column) {
+    for (size_t k : fp.moving) {
+      FastPath::Slot &s = fp.slots[k];
+      if (s.column)
         s.fitter->addColumn(*s.column, s.next);
-        continue;
-      }
-      s.fitter->addPredicted(s.line);
-      if (!s.text)
+      else
         overflow |= __builtin_add_overflow(s.next, s.step, &s.next);
     }
+    ++fp.uncounted;
     ++f.runFolder->iterations;
     fp.matched = 0;
     if (overflow)
-      fp.armed = false;
+      disarm(fp);
+  }
+
+  /// Leaves the fast path: the predicted slots' fitters count the committed
+  /// iterations, so that they are exact for whatever reads them next.
+  static void disarm(FastPath &fp) {
+    if (fp.uncounted > 0)
+      for (FastPath::Slot &s : fp.slots)
+        if (!s.column)
+          s.fitter->addPredicted(s.line, fp.uncounted);
+    fp.uncounted = 0;
+    fp.armed = false;
   }
 
   /// The calls matched so far, as the Events they stand for, into the
   /// general path; the frame is disarmed.
   void replayFast(Frame &f) {
     FastPath &fp = f.fast;
-    fp.armed = false;
+    disarm(fp);
     std::vector<RawParam> params;
     for (size_t j = 0; j < fp.matched; ++j) {
       const FastPath::Call &c = fp.calls[j];
@@ -1207,7 +1232,7 @@ struct CompressorState {
       commitFast(f);
     else
       replayFast(f);
-    f.fast.armed = false;
+    disarm(f.fast);
   }
 
   void closeFrame() {
