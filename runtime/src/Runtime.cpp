@@ -271,16 +271,14 @@ void convert(State &s, ThreadBuffer *b, const Record &r) {
   case RecKind::Event: break;
   }
   const CallInfo &ci = kCallInfo[r.call];
-  RawParam params[kMaxSlots];
-  for (int i = 0; i < r.nslots; ++i) {
-    params[i].name = r.slots[i].name;
-    params[i].text = nullptr;
-    params[i].value = r.slots[i].value;
-    if (r.strMask & (1u << i)) {
-      int64_t id = r.slots[i].value;
-      static const std::string kNoString;
-      params[i].text = id >= 0 && size_t(id) < s.strings.size() ? &s.strings[size_t(id)] : &kNoString;
-    }
+  RawParam params[kMaxSlots]; // the first r.nslots are filled
+  for (int i = 0; i < r.nslots; ++i)
+    params[i] = {r.slots[i].name, nullptr, r.slots[i].value};
+  for (unsigned mask = r.strMask; mask; mask &= mask - 1) { // text slots (file names, modes): rare
+    int i = __builtin_ctz(mask);
+    int64_t id = r.slots[i].value;
+    static const std::string kNoString;
+    params[i].text = id >= 0 && size_t(id) < s.strings.size() ? &s.strings[size_t(id)] : &kNoString;
   }
   RawEvent ev;
   ev.op = ci.op;

@@ -47,7 +47,8 @@ struct CompressorOptions {
 struct RawParam {
   const char *name;
   const std::string *text; ///< non-null: a text value (a file name)
-  int64_t value = 0;       ///< otherwise the integer value
+  int64_t value;           ///< otherwise the integer value (no initialiser: the
+                           ///< runtime fills an array of these per event)
 };
 struct RawEvent {
   const char *op;
