@@ -41,26 +41,43 @@ void putVarint(std::vector<uint8_t> &out, uint64_t v) {
   out.push_back(static_cast<uint8_t>(v));
 }
 
+/// Eight bytes of a little-endian bit stream.
+void storeWord(uint8_t *p, uint64_t word) {
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(p, &word, sizeof word);
+  } else {
+    for (unsigned i = 0; i < 8; ++i)
+      p[i] = static_cast<uint8_t>(word >> (8 * i));
+  }
+}
+
 void putPacked(std::vector<uint8_t> &out, const uint64_t *u, size_t n, unsigned w) {
   if (w == 0 || n == 0)
     return;
   size_t start = out.size();
   out.resize(start + (n * w + 7) / 8, 0);
   uint8_t *p = out.data() + start;
-  Wide acc = 0;
-  unsigned bits = 0;
+  // Whole 64-bit words while values fill them (one store, no 128-bit
+  // shifts): the runtime codes a block every 128 values of a random offset
+  // on the calling thread. Value k may straddle two words.
+  uint64_t acc = 0;
+  unsigned bits = 0; // bits of acc in use, < 64
   size_t pos = 0;
   for (size_t k = 0; k < n; ++k) {
-    acc |= static_cast<Wide>(u[k]) << bits;
-    bits += w;
-    while (bits >= 8) {
-      p[pos++] = static_cast<uint8_t>(acc);
-      acc >>= 8;
-      bits -= 8;
+    acc |= u[k] << bits;
+    if (bits + w < 64) {
+      bits += w;
+      continue;
     }
+    storeWord(p + pos, acc);
+    pos += 8;
+    acc = bits == 0 ? 0 : u[k] >> (64 - bits); // the part that did not fit
+    bits = bits + w - 64;
   }
-  if (bits > 0)
+  for (; bits > 0; bits = bits > 8 ? bits - 8 : 0) {
     p[pos++] = static_cast<uint8_t>(acc);
+    acc >>= 8;
+  }
 }
 
 uint64_t mask(unsigned w) { return w >= 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1; }
