@@ -37,17 +37,24 @@ BENCHMARK(BM_EventInMarkerLoop);
 /// The runtime's path (convert() hands the compressor RawEvents): in a marker
 /// loop's steady state each call is checked against the prediction and
 /// counted, with no Event built.
+/// A RawEvent of one call site over `params` (the caller varies their values).
+template <size_t N>
+sio::rt::RawEvent rawEvent(const char *op, Layer layer, uint64_t site, sio::rt::RawParam (&params)[N]) {
+  sio::rt::RawEvent ev;
+  ev.op = op;
+  ev.layer = layer;
+  ev.site = site;
+  ev.params = params;
+  ev.nparams = N;
+  return ev;
+}
+
 void BM_RawEventInMarkerLoop(benchmark::State &state) {
   sio::rt::IntraRankCompressor c;
   c.loopEnter(1);
   int64_t k = 0;
   sio::rt::RawParam params[3] = {{"fh", nullptr, 0}, {"offset", nullptr, 0}, {"count", nullptr, 4096}};
-  sio::rt::RawEvent ev;
-  ev.op = "MPI_File_write_at";
-  ev.layer = Layer::MPIIO;
-  ev.site = 42;
-  ev.params = params;
-  ev.nparams = 3;
+  sio::rt::RawEvent ev = rawEvent("MPI_File_write_at", Layer::MPIIO, 42, params);
   ev.computeNs = 1000;
   ev.durationNs = 5000;
   for (auto _ : state) {
@@ -70,12 +77,7 @@ void rawPwriteLoop(benchmark::State &state, bool randomOffset) {
   c.loopEnter(1);
   sio::rt::RawParam params[4] = {
       {"fd", nullptr, 3}, {"count", nullptr, 1}, {"offset", nullptr, 0}, {"result", nullptr, 1}};
-  sio::rt::RawEvent ev;
-  ev.op = "pwrite";
-  ev.layer = Layer::POSIX;
-  ev.site = 7;
-  ev.params = params;
-  ev.nparams = 4;
+  sio::rt::RawEvent ev = rawEvent("pwrite", Layer::POSIX, 7, params);
   uint64_t x = 88172645463325252ull; // xorshift64, as the program
   int64_t k = 0;
   for (auto _ : state) {
