@@ -35,6 +35,8 @@ struct TableStore {
   bool shiftOverflowed = false;    ///< some sample - first overflowed int64_t
   std::vector<Rational> rationals; ///< used instead of column once non-empty
   std::array<int64_t, kTail> tail{};
+  static constexpr size_t kHead = 4;
+  std::array<int64_t, kHead> head{}; ///< the first samples (SequenceFitter::mayNest)
 
   void push(const Rational &y) {
     if (rationals.empty() && y.den() == 1) {
@@ -51,6 +53,8 @@ struct TableStore {
   void pushInt(int64_t v) {
     const size_t n = column.size();
     tail[n % kTail] = v;
+    if (n < kHead)
+      head[n] = v;
     if (n == 0)
       first = v;
     int64_t d;
@@ -212,6 +216,19 @@ public:
 
   bool tabled() const { return tabled_; }
   uint64_t count() const { return count_; }
+
+  /// False when the samples cannot follow a nest of loops (refoldNest,
+  /// nestPeriods): an innermost period p >= 2 that divides `n` makes the
+  /// first block (p >= 3) or the second (p == 2) step by y1 - y0. Read from
+  /// the table's first samples, so that a random table (the store) is never
+  /// decoded for it; true when it cannot tell.
+  bool mayNest(uint64_t n) const {
+    if (!tabled_ || !table_->integral() || table_->size() < TableStore::kHead)
+      return true;
+    const auto &y = table_->head;
+    const WideInt step = static_cast<WideInt>(y[1]) - y[0];
+    return static_cast<WideInt>(y[2]) - y[1] == step || (n % 2 == 0 && static_cast<WideInt>(y[3]) - y[2] == step);
+  }
   /// Sample k (k < count()); unknown samples read as 0.
   /// Every sample, in order (unknown samples read as 0).
   std::vector<Rational> samples() const {
@@ -656,6 +673,11 @@ bool refoldNest(Loop &loop, Folder &folder) {
   }
   if (!tabled)
     return false;
+  for (size_t s = 0; s < folder.values.size(); ++s)
+    if (!results[s])
+      for (const auto &[m, f] : folder.values[s].coefficients())
+        if (f.tabled() && !f.mayNest(n))
+          return false; // what nestPeriods would find, without decoding the tables
   auto samples = [](const SequenceFitter &f) { return f.samples(); };
   std::vector<Value> values; // the new value of each slot
   std::vector<uint64_t> trips;
@@ -811,6 +833,44 @@ struct Sequence {
     return b;
   }
 
+  /// Whether appending the body of the open loop that ends the sequence,
+  /// one call at a time, would fold nothing until its last call, which
+  /// extends that loop by one iteration: what the steady-state path of a
+  /// marker-less loop assumes (FastPath::open). The sequence is a fixpoint of
+  /// append() (nothing folds), so only the states with part of an iteration
+  /// appended are looked at, on hashes alone: any other candidate of
+  /// tryExtend or tryFold whose hashes match refuses, even one whose
+  /// structure would then differ.
+  bool appendsOnlyExtendLast(size_t maxWindow) const {
+    const size_t n = nodes.size();
+    if (n == 0 || !open[n - 1])
+      return false;
+    const std::vector<uint64_t> &body = open[n - 1]->bodyHashes;
+    const size_t w = body.size();
+    if (w == 0 || w > maxWindow)
+      return false;
+    std::vector<uint64_t> h(hashes);
+    for (size_t m = 1; m <= w; ++m) {
+      h.push_back(body[m - 1]);
+      const size_t size = n + m;
+      for (size_t ww = 1; ww <= maxWindow && ww < size; ++ww) { // tryExtend
+        const size_t at = size - 1 - ww;
+        if (at >= n || !open[at] || nodes[at].loop().body.size() != ww ||
+            !std::equal(h.begin() + static_cast<std::ptrdiff_t>(at) + 1, h.end(), open[at]->bodyHashes.begin(),
+                        open[at]->bodyHashes.end()))
+          continue;
+        return m == w && at == n - 1; // the first candidate: the loop itself, complete
+      }
+      for (size_t ww = 1; ww <= maxWindow && 2 * ww <= size; ++ww) { // tryFold
+        const size_t first = size - 2 * ww, second = size - ww;
+        if (std::equal(h.begin() + static_cast<std::ptrdiff_t>(first), h.begin() + static_cast<std::ptrdiff_t>(second),
+                       h.begin() + static_cast<std::ptrdiff_t>(second)))
+          return false;
+      }
+    }
+    return false; // not reached: at m == w the loop itself is a candidate
+  }
+
 private:
   /// The last w nodes repeat the body of the open loop right before them.
   bool tryExtend(size_t maxWindow) {
@@ -898,11 +958,12 @@ private:
   }
 };
 
-/// The steady state of a marker loop whose run has a body of events only:
-/// what the next iteration's calls will be, so that a call that matches is
-/// only counted (RawEvent path). The pointers are into the frame's run and
-/// its folder, which do not change while the path is armed; any other change
-/// to the frame disarms it first (CompressorState::settle).
+/// The steady state of a loop whose body is events only (a marker loop's
+/// run, or the marker-less loop the frame's iteration ends with): what the
+/// next iteration's calls will be, so that a call that matches is only
+/// counted (RawEvent path). The pointers are into the loop's body and its
+/// folder, which do not change while the path is armed; any other change to
+/// the frame disarms it first (CompressorState::settle).
 ///
 /// Cost per call is what makes it fast: a constant or text slot is counted
 /// in its fitter only when the path disarms (`uncounted` iterations at once),
@@ -924,6 +985,11 @@ struct FastPath {
     const char *opSeen; ///< an address that holds templ->op (see sameName)
   };
   bool armed = false;
+  /// Armed on the open marker-less loop that ends the frame's iteration
+  /// (Sequence::appendsOnlyExtendLast) rather than on the frame's run: an
+  /// iteration commits as its last call matches, not at an iter marker.
+  bool open = false;
+  Folder *folder = nullptr; ///< the loop's: the run's, or the open loop's
   std::vector<Call> calls;
   std::vector<Slot> slots;
   std::vector<size_t> moving;                         ///< the slots an iteration changes: affine and store slots
@@ -1105,16 +1171,30 @@ struct CompressorState {
   /// Arms the top frame after an iteration when its run is in steady state.
   void tryArm() {
     Frame &f = frames.back();
-    FastPath &fp = f.fast;
-    disarm(fp);
+    disarm(f.fast);
     if (f.isRoot || !f.inIteration || !f.run || !f.runFolder || f.runFolder->iterations < 2 ||
         !f.iteration.empty())
       return;
+    arm(f.fast, f.run->loop().body, *f.runFolder, false);
+  }
+
+  /// Arms the top frame after a call of the general path when its iteration
+  /// ends with a marker-less loop that the next calls can only extend.
+  void tryArmOpen() {
+    Frame &f = frames.back();
+    Sequence &seq = f.iteration;
+    if (f.fast.armed || !f.inIteration || seq.empty() || !seq.open.back() || !seq.appendsOnlyExtendLast(opts.maxWindow))
+      return;
+    arm(f.fast, seq.nodes.back().loop().body, *seq.open.back(), true);
+  }
+
+  /// The path over `body` (events only, else not armed) and its folder.
+  void arm(FastPath &fp, std::vector<Node> &body, Folder &folder, bool open) {
     fp.calls.clear();
     fp.slots.clear();
     fp.moving.clear();
     size_t slot = 0;
-    for (Node &n : f.run->loop().body) {
+    for (Node &n : body) {
       if (!n.isEvent())
         return;
       Event &e = n.event();
@@ -1122,7 +1202,7 @@ struct CompressorState {
       // (a null would match a null name), and replayFast passes them.
       fp.calls.push_back({&e, fp.slots.size(), e.op.c_str()});
       for (Param &p : e.params) {
-        ValueFitter &vf = f.runFolder->values[slot++];
+        ValueFitter &vf = folder.values[slot++];
         FastPath::Slot s{&vf, &p.name, p.name.c_str(), vf.text(), 0, 0, nullptr, nullptr};
         if (s.text || vf.predictNext(s.next, s.step))
           s.line = vf.predictedLine();
@@ -1137,6 +1217,8 @@ struct CompressorState {
       return;
     fp.timings.resize(fp.calls.size());
     fp.matched = 0;
+    fp.open = open;
+    fp.folder = &folder;
     fp.armed = true;
   }
 
@@ -1168,8 +1250,7 @@ struct CompressorState {
   }
 
   /// The iteration matched in full: what sampleIteration would do.
-  void commitFast(Frame &f) {
-    FastPath &fp = f.fast;
+  void commitFast(FastPath &fp) {
     for (size_t j = 0; j < fp.calls.size(); ++j) {
       fp.calls[j].templ->compute.add(fp.timings[j].first);
       fp.calls[j].templ->duration.add(fp.timings[j].second);
@@ -1183,7 +1264,7 @@ struct CompressorState {
         overflow |= __builtin_add_overflow(s.next, s.step, &s.next);
     }
     ++fp.uncounted;
-    ++f.runFolder->iterations;
+    ++fp.folder->iterations;
     fp.matched = 0;
     if (overflow)
       disarm(fp);
@@ -1205,6 +1286,11 @@ struct CompressorState {
   void replayFast(Frame &f) {
     FastPath &fp = f.fast;
     disarm(fp);
+    // All Events first: an open loop's templates are in the sequence the
+    // appends go to (appendsOnlyExtendLast says they fold nothing there;
+    // copies make that an optimisation's assumption, not memory safety's).
+    std::vector<Event> events;
+    events.reserve(fp.matched);
     std::vector<RawParam> params;
     for (size_t j = 0; j < fp.matched; ++j) {
       const FastPath::Call &c = fp.calls[j];
@@ -1216,9 +1302,11 @@ struct CompressorState {
       }
       RawEvent raw{t.op.c_str(), t.layer, t.site, t.inner, params.data(), params.size(), fp.timings[j].first,
                    fp.timings[j].second};
-      append(Node{RankList(), toEvent(raw)});
+      events.push_back(toEvent(raw));
     }
     fp.matched = 0;
+    for (Event &e : events)
+      append(Node{RankList(), std::move(e)});
   }
 
   /// Before anything but a matching call touches the top frame: a complete
@@ -1228,8 +1316,8 @@ struct CompressorState {
     Frame &f = frames.back();
     if (!f.fast.armed)
       return;
-    if (iterationEnds && f.fast.matched == f.fast.calls.size() && f.mayCommitFast())
-      commitFast(f);
+    if (!f.fast.open && iterationEnds && f.fast.matched == f.fast.calls.size() && f.mayCommitFast())
+      commitFast(f.fast);
     else
       replayFast(f);
     disarm(f.fast);
@@ -1285,9 +1373,9 @@ void IntraRankCompressor::loopEnter(uint64_t loopId) {
 
 void IntraRankCompressor::loopIter(uint64_t loopId) {
   detail::Frame &top = state_->frames.back();
-  if (top.fast.armed && !top.isRoot && top.loopId == loopId) {
+  if (top.fast.armed && !top.fast.open && !top.isRoot && top.loopId == loopId) {
     if (top.fast.matched == top.fast.calls.size() && top.mayCommitFast()) {
-      state_->commitFast(top);
+      state_->commitFast(top.fast);
       if (!top.fast.armed) // the prediction overflowed: ask the fitters again
         state_->tryArm();
       return;
@@ -1334,9 +1422,15 @@ void IntraRankCompressor::event(const RawEvent &raw) {
   if (top.fast.armed && state_->matchFast(top.fast, raw)) {
     ++state_->events;
     ++state_->fastEvents;
+    if (top.fast.open && top.fast.matched == top.fast.calls.size()) {
+      state_->commitFast(top.fast); // what append() would do: extend the loop
+      if (!top.fast.armed)          // the prediction overflowed: ask the fitters again
+        state_->tryArmOpen();
+    }
     return;
   }
   event(detail::toEvent(raw)); // settles the fast path first
+  state_->tryArmOpen();
 }
 
 std::vector<sio::trace::Node> IntraRankCompressor::finish(int64_t rank, int64_t nranks) {

@@ -159,5 +159,91 @@ TEST(FastPath, RandomProgramsGiveIdenticalBodies) {
   EXPECT_GT(fast, 1000u) << "the steady-state path was hardly taken";
 }
 
+TEST(FastPath, MarkerlessLoopIsCountedWithoutEvents) {
+  // A program built without the plugin: no markers, one call site, random
+  // offsets (the stream the store keeps) and a constant count.
+  Twin t;
+  std::mt19937_64 g(7);
+  for (int i = 0; i < 5000; ++i)
+    t.event(makeFlat("pwrite", 0, {{"fd", 3}, {"count", 1}, {"offset", static_cast<int64_t>(g() % 100000)}}));
+  EXPECT_GT(t.viaRaw.fastEventCount(), 5000u - 10) << "the marker-less loop was not taken by the fast path";
+  EXPECT_EQ(t.viaEvent.fastEventCount(), 0u);
+  auto body = t.check("random offsets");
+  ASSERT_EQ(body.size(), 1u);
+  ASSERT_FALSE(body[0].isEvent());
+}
+
+TEST(FastPath, MarkerlessPatternsThatFoldFurtherAreLeftToTheGeneralPath) {
+  // Calls by letter: A-C writes at sites 1-3, F an fopen at site 3. In each
+  // stream a marker-less loop is open at the end of the sequence while the
+  // calls that come next fold with what precedes it (PRSDs), which the path
+  // must leave to the general one.
+  for (std::string stream : {"BABCBABCBABFBABCBABCBABFBABCBABCBABCBABCBABFBABCBABCBABFBABCBABCBABC",
+                             "CFAFCFACFCAFCCCCACFFAFFCAFFFAFFCAFFFAFFCAFFFACCFACFCAFCFACCFACFCACAFAC",
+                             "ABABABCABABABCABABABCABABABCABABABC"}) {
+    Twin t;
+    int64_t i = 0;
+    for (char c : stream) {
+      if (c == 'F')
+        t.event(makeFlat("fopen", 3, {{"path", std::string("x")}}));
+      else
+        t.event(write(64 * (i++ % 5), static_cast<uint64_t>(c - 'A' + 1)));
+    }
+    t.check(stream);
+  }
+}
+
+TEST(FastPath, RandomMarkerlessProgramsGiveIdenticalBodies) {
+  uint64_t fast = 0;
+  for (uint32_t seed = 1; seed <= 400; ++seed) {
+    std::mt19937 g(seed);
+    Twin t;
+    // Runs of repeated windows of 1-4 calls without markers, with
+    // constant, affine, random and now and then irregular values, text,
+    // repeated runs (nests found without markers), broken iterations and
+    // sometimes a marker loop around it all.
+    const bool marked = g() % 4 == 0;
+    int trips = marked ? 1 + static_cast<int>(g() % 4) : 1;
+    if (marked)
+      t.enter(50);
+    for (int trip = 0; trip < trips; ++trip) {
+      if (marked)
+        t.iter(50);
+      int runs = 1 + static_cast<int>(g() % 6);
+      for (int r = 0; r < runs; ++r) {
+        int width = 1 + static_cast<int>(g() % 4);
+        int reps = static_cast<int>(g() % 40);
+        int64_t stride = static_cast<int64_t>(g() % 3) * 64;
+        bool randomOffsets = g() % 3 == 0;
+        std::vector<uint64_t> sites;
+        for (int k = 0; k < width; ++k)
+          sites.push_back(1 + g() % 3);
+        for (int i = 0; i < reps; ++i) {
+          for (int k = 0; k < width; ++k) {
+            if (g() % 97 == 0)
+              break; // an iteration cut short
+            int64_t offset = randomOffsets ? static_cast<int64_t>(g() % 5000) : stride * i + k;
+            if (g() % 53 == 0)
+              offset = static_cast<int64_t>(g() % 7); // irregular
+            if (sites[k] == 3 && g() % 2)
+              t.event(makeFlat("fopen", 3, {{"path", std::string(g() % 11 ? "x" : "y")}}));
+            else
+              t.event(write(offset, sites[k], g() % 61 ? 8 : 16));
+          }
+        }
+        if (g() % 3 == 0) // the same run again right away: a nest without markers
+          r -= g() % 2;
+      }
+    }
+    if (marked && g() % 2)
+      t.exit(50);
+    fast += t.viaRaw.fastEventCount();
+    t.check("seed " + std::to_string(seed));
+    if (HasFatalFailure())
+      return;
+  }
+  EXPECT_GT(fast, 10000u) << "the marker-less steady-state path was hardly taken";
+}
+
 } // namespace
 } // namespace sio::rt::test
