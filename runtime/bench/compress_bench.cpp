@@ -71,17 +71,20 @@ BENCHMARK(BM_RawEventInMarkerLoop);
 /// over: a marker loop whose body is one pwrite, in steady state. Params are
 /// the wrapper's (fd, count, offset, result); `offset` is random (a column
 /// slot: each value appended to a packed table) or affine (predicted).
-/// Per item: one loopIter and one event.
-void rawPwriteLoop(benchmark::State &state, bool randomOffset) {
+/// Per item: one loopIter and one event; without `markers` (a program built
+/// without the plugin) only the event, the loop being found on line.
+void rawPwriteLoop(benchmark::State &state, bool randomOffset, bool markers = true) {
   sio::rt::IntraRankCompressor c;
-  c.loopEnter(1);
+  if (markers)
+    c.loopEnter(1);
   sio::rt::RawParam params[4] = {
       {"fd", nullptr, 3}, {"count", nullptr, 1}, {"offset", nullptr, 0}, {"result", nullptr, 1}};
   sio::rt::RawEvent ev = rawEvent("pwrite", Layer::POSIX, 7, params);
   uint64_t x = 88172645463325252ull; // xorshift64, as the program
   int64_t k = 0;
   for (auto _ : state) {
-    c.loopIter(1);
+    if (markers)
+      c.loopIter(1);
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
@@ -97,6 +100,10 @@ void BM_RawPwriteRandomOffset(benchmark::State &state) { rawPwriteLoop(state, tr
 BENCHMARK(BM_RawPwriteRandomOffset);
 void BM_RawPwriteAffineOffset(benchmark::State &state) { rawPwriteLoop(state, false); }
 BENCHMARK(BM_RawPwriteAffineOffset);
+void BM_RawPwriteRandomOffsetNoMarkers(benchmark::State &state) { rawPwriteLoop(state, true, false); }
+BENCHMARK(BM_RawPwriteRandomOffsetNoMarkers);
+void BM_RawPwriteAffineOffsetNoMarkers(benchmark::State &state) { rawPwriteLoop(state, false, false); }
+BENCHMARK(BM_RawPwriteAffineOffsetNoMarkers);
 
 void BM_EventWithoutMarkers(benchmark::State &state) {
   sio::rt::IntraRankCompressor c;

@@ -849,22 +849,23 @@ struct Sequence {
     const size_t w = body.size();
     if (w == 0 || w > maxWindow)
       return false;
-    std::vector<uint64_t> h(hashes);
+    // No candidate reaches further back than 2 * maxWindow nodes.
+    const size_t lo = n - std::min(n, 2 * maxWindow);
+    std::vector<uint64_t> h(hashes.begin() + static_cast<std::ptrdiff_t>(lo), hashes.end());
+    auto hashAt = [&](size_t k) { return h.begin() + static_cast<std::ptrdiff_t>(k - lo); };
     for (size_t m = 1; m <= w; ++m) {
       h.push_back(body[m - 1]);
       const size_t size = n + m;
       for (size_t ww = 1; ww <= maxWindow && ww < size; ++ww) { // tryExtend
         const size_t at = size - 1 - ww;
         if (at >= n || !open[at] || nodes[at].loop().body.size() != ww ||
-            !std::equal(h.begin() + static_cast<std::ptrdiff_t>(at) + 1, h.end(), open[at]->bodyHashes.begin(),
-                        open[at]->bodyHashes.end()))
+            !std::equal(hashAt(at + 1), h.end(), open[at]->bodyHashes.begin(), open[at]->bodyHashes.end()))
           continue;
         return m == w && at == n - 1; // the first candidate: the loop itself, complete
       }
       for (size_t ww = 1; ww <= maxWindow && 2 * ww <= size; ++ww) { // tryFold
         const size_t first = size - 2 * ww, second = size - ww;
-        if (std::equal(h.begin() + static_cast<std::ptrdiff_t>(first), h.begin() + static_cast<std::ptrdiff_t>(second),
-                       h.begin() + static_cast<std::ptrdiff_t>(second)))
+        if (std::equal(hashAt(first), hashAt(second), hashAt(second)))
           return false;
       }
     }

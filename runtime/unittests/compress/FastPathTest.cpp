@@ -202,6 +202,9 @@ TEST(FastPath, RandomMarkerlessProgramsGiveIdenticalBodies) {
     // constant, affine, random and now and then irregular values, text,
     // repeated runs (nests found without markers), broken iterations and
     // sometimes a marker loop around it all.
+    if (g() % 2) // a long sequence before the loops (more than 2 * maxWindow nodes)
+      for (int k = 0; k < 150; ++k)
+        t.event(write(k, 100 + static_cast<uint64_t>(k % 140)));
     const bool marked = g() % 4 == 0;
     int trips = marked ? 1 + static_cast<int>(g() % 4) : 1;
     if (marked)
