@@ -4,6 +4,7 @@
 # LD_PRELOAD of libsiotrace-rt.so) and traced with markers (sio-cxx with the
 # plugin). Runs alternate; medians of `runs` each; prints Markdown.
 #   bench/runtime-nest-overhead.sh [build-dir] [ranks] [steps] [cells] [cell-bytes] [runs]
+# SIO_BENCH_RT=<libsiotrace-rt.so> preloads another build's runtime (A/B).
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
@@ -14,7 +15,7 @@ cellb=${5:-512}
 runs=${6:-5}
 . "$src/bench/common.sh"
 bench_workdir nest
-rt="$build/lib/libsiotrace-rt.so"
+rt="${SIO_BENCH_RT:-$build/lib/libsiotrace-rt.so}"
 [ -f "$rt" ] || { echo "no $rt: build the runtime first" >&2; exit 1; }
 
 mpicxx.mpich -O2 "$src/bench/runtime-nest.cpp" -o "$work/plain"
