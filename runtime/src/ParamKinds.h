@@ -117,7 +117,7 @@ struct Ign : KindBase {
 
 struct Int : KindBase {
   static constexpr int kSlots = 1;
-  template <class T> static bool pre(Call &c, const char *n, T v) {
+  template <class T> __attribute__((always_inline)) static bool pre(Call &c, const char *n, T v) {
     c.rec->add(n, int64_t(v));
     if (c.nints < 4)
       c.ints[c.nints++] = int64_t(v);

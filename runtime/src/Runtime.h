@@ -190,7 +190,7 @@ void nextBlock(ThreadBuffer *buf);
 
 /// A free record slot in this thread's buffer (a new block first if full);
 /// nullptr without memory.
-inline Record *reserveRecord(ThreadState &ts) {
+__attribute__((always_inline)) inline Record *reserveRecord(ThreadState &ts) {
   ThreadBuffer *b = ts.buf;
   if (__builtin_expect(b == nullptr, 0))
     b = ts.buf = createThreadBuffer();
@@ -204,7 +204,7 @@ inline Record *reserveRecord(ThreadState &ts) {
 /// A finished call or marker (committed: cur is past it) takes the rank's
 /// next sequence number; then everything this thread wrote becomes visible to
 /// the drain side. Lock-free: one increment, one release store.
-inline void finishRecord(ThreadBuffer *b, Record *r) {
+__attribute__((always_inline)) inline void finishRecord(ThreadBuffer *b, Record *r) {
   if (__builtin_expect(!g_manyThreads.load(std::memory_order_relaxed), 1)) {
     // The only recording thread: a plain increment, without the locked
     // instruction (a full barrier behind the record's stores). A second

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 #include <sstream>
 #include <unistd.h>
 #include <unordered_map>
+#include <utility>
 
 namespace sio::trace {
 
@@ -71,20 +73,62 @@ bool hasLongTable(const Expr &e) {
 }
 
 /// Formulas with long packed tables (megabytes for a rank's random offsets)
-/// stand in the JSON value as an empty string that StreamWriter recognizes
-/// by its address (a JSON value's string lives on the heap and keeps its
-/// address when the value moves) and writes from the Expr in pieces: the
-/// text is never held, neither in the value nor in its dump.
-using LongStrings = std::unordered_map<const std::string *, const Expr *>;
+/// stand in the JSON value as a short marker string that StreamWriter
+/// recognizes and writes from the Expr in pieces: the text is never held,
+/// neither in the value nor in its dump. The marker is text, not the
+/// string's address: nlohmann's ordered_map copies its entries when it grows
+/// (a pair with a const key has no noexcept move), so the value written may
+/// be a copy of the one made (an event whose first parameter was a long table
+/// lost it that way). It starts with a NUL and names its writer, so no text
+/// of a trace is taken for one.
+class LongStrings {
+public:
+  LongStrings() {
+    char id[32];
+    std::snprintf(id, sizeof id, "%p:", static_cast<const void *>(this));
+    prefix_ = std::string("\0sio-stand-in:", 14) + id;
+  }
+  LongStrings(const LongStrings &) = delete;
+  LongStrings &operator=(const LongStrings &) = delete;
+
+  /// The stand-in for `e`, which must outlive the entry being written.
+  std::string add(const Expr &e) {
+    exprs_.push_back(&e);
+    return prefix_ + std::to_string(exprs_.size() - 1);
+  }
+  bool isStandIn(const std::string &s) const { return s.size() > prefix_.size() && s.starts_with(prefix_); }
+  /// The formula the stand-in `s` is for, once; null when `s` is not one
+  /// of this entry's or was written already.
+  const Expr *take(const std::string &s) {
+    size_t k = 0;
+    for (size_t i = prefix_.size(); i < s.size(); ++i) {
+      if (s[i] < '0' || s[i] > '9' || k > exprs_.size())
+        return nullptr;
+      k = k * 10 + size_t(s[i] - '0');
+    }
+    if (k >= exprs_.size() || !exprs_[k])
+      return nullptr;
+    ++taken_;
+    return std::exchange(exprs_[k], nullptr);
+  }
+  bool empty() const { return exprs_.empty(); }
+  bool allTaken() const { return taken_ == exprs_.size(); }
+  void clear() {
+    exprs_.clear();
+    taken_ = 0;
+  }
+
+private:
+  std::string prefix_;
+  std::vector<const Expr *> exprs_; ///< by stand-in number; null once written
+  size_t taken_ = 0;
+};
 
 OJson exprJson(const Expr &e, LongStrings *longStrings = nullptr) {
   if (auto c = e.constantValue())
     return *c;
-  if (longStrings && hasLongTable(e)) {
-    OJson j = std::string();
-    longStrings->emplace(j.get_ptr<const std::string *>(), &e);
-    return j;
-  }
+  if (longStrings && hasLongTable(e))
+    return longStrings->add(e);
   return e.packedStr();
 }
 
@@ -353,8 +397,9 @@ public:
           continue;
         }
         putTree(entry, 4);
-        if (!longStrings_.empty()) // a stand-in was copied, not moved: it would be written empty
+        if (!longStrings_.allTaken())
           throw std::logic_error("sio: a long formula of the trace was lost on its way to the JSON writer");
+        longStrings_.clear();
       }
       put(pretty_ ? "\n  ]" : "]");
     }
@@ -388,16 +433,18 @@ private:
   void putTree(const OJson &j, int indent) {
     const bool container = (j.is_object() || j.is_array()) && !j.empty();
     if (!container) {
-      auto it = j.is_string() ? longStrings_.find(j.get_ptr<const std::string *>()) : longStrings_.end();
-      if (it == longStrings_.end()) {
+      const std::string *s = j.is_string() ? j.get_ptr<const std::string *>() : nullptr;
+      if (!s || !longStrings_.isStandIn(*s)) {
         put(j.dump(pretty_ ? 2 : -1, ' ', false, OJson::error_handler_t::replace));
         return;
       }
+      const Expr *e = longStrings_.take(*s);
+      if (!e)
+        throw std::logic_error("sio: a long formula of the trace was written twice");
       put("\"");
       // Formulas are ASCII without quotes or backslashes: nothing to escape.
-      it->second->writePacked([this](std::string_view piece) { put(piece); });
+      e->writePacked([this](std::string_view piece) { put(piece); });
       put("\"");
-      longStrings_.erase(it);
       return;
     }
     put(j.is_object() ? "{" : "[");

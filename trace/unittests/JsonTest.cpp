@@ -200,6 +200,40 @@ TEST(Json, StreamsLongTablesWithoutHoldingTheirText) {
   EXPECT_THROW(readTraceString(text.substr(0, text.find("[#") + 100000)), TraceError) << "cut inside a table";
 }
 
+TEST(Json, LongTablesSurviveTheObjectsGrowingAroundThem) {
+  // A long table as an event's first parameter, then more parameters: the
+  // params object (nlohmann's ordered_map) grows and copies its entries, so
+  // the writer met a copy of the table's stand-in. It wrote the formula as
+  // "" (a child rank's trace then failed to merge) and threw "lost on its
+  // way" after the entry, as threads.test-like runs did under load with
+  // descriptors interleaved at random. The same in a loop count and in
+  // every position of a parameter list.
+  constexpr int64_t n = 20000;
+  ColumnBuilder b;
+  uint64_t x = 5;
+  for (int64_t i = 0; i < n; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    b.push(int64_t(x % 7));
+  }
+  const IntColumn column = std::move(b).finish();
+  const RankList all = RankList::all(8);
+  for (size_t at = 0; at < 5; ++at) {
+    SCOPED_TRACE("long table in parameter " + std::to_string(at));
+    Trace t = richTrace();
+    Node call = eventNode("pwrite", Layer::POSIX, 0, all, {});
+    for (size_t k = 0; k < 5; ++k) {
+      Expr v = k == at ? Expr::table(column, Expr::loopIndex(0)) : Expr(static_cast<int64_t>(k));
+      call.event().params.push_back(param("p" + std::to_string(k), std::move(v), all));
+    }
+    Node inner = loopNode(0, all, ElasticValue(Expr::table(column, Expr::loopIndex(0)) + Expr(1), all), {call});
+    t.body.push_back(loopNode(0, all, ElasticValue(Expr(n), all), {inner}));
+    std::string text;
+    ASSERT_NO_THROW(writeTraceTo([&](std::string_view piece) { text += piece; }, t, false));
+    EXPECT_EQ(text.find("\"\""), std::string::npos) << "a formula was written empty";
+    expectSameTrace(readTraceString(text), t);
+  }
+}
+
 TEST(Json, FileRoundTripLeavesNoTemporary) {
   std::string path = tempPath("sio-json-test.json");
   writeTraceFile(path, richTrace());
