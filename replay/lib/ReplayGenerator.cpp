@@ -294,6 +294,11 @@ private:
     body_.comment(info ? "loop at " + location(info->file, info->line, info->column)
                        : std::string("loop found by the runtime (no source location)"));
     context_ = "iteration count of the loop" + (info ? " at " + location(info->file, info->line, info->column) : "");
+    // A count that differs between ranks becomes a local: keep it in a block,
+    // so that sibling loops (a choice run's guards) can each have one.
+    const bool elastic = !loop.iterations.isUniform();
+    if (elastic)
+      body_.open("");
     std::string count = valueText(loop.iterations, node.ranks, "iterations" + std::to_string(depth), depth);
     noteCheck(loop.iterations, node.ranks, depth, context_);
     body_.open("for (i64 " + index + " = 0, n" + std::to_string(depth) + " = iterations(" + count + "); " + index +
@@ -302,6 +307,8 @@ private:
     emitNodes(loop.body, node.ranks, depth + 1);
     loops_.pop_back();
     body_.close();
+    if (elastic)
+      body_.close();
   }
 
   static bool hasReplayedEvent(const std::vector<Node> &nodes) {

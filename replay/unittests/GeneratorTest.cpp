@@ -104,6 +104,25 @@ TEST(Generator, ElasticValuesAreSetUnderRankGuards) {
   EXPECT_NE(program.find("MPI_File_write_at(fh[0], offsetValue,"), std::string::npos);
 }
 
+TEST(Generator, SiblingLoopsWithRankVaryingCountsHaveTheirOwnBlocks) {
+  // A choice run's guards: sibling loops whose trip counts differ by rank.
+  auto guard = [](const std::string &offset) {
+    return R"({"loop": 0, "ranks": )" + allRanks(2) + R"(, "iterations": [{"ranks": [{"start": 0}], "value": 1},
+        {"ranks": [{"start": 1}], "value": 0}], "body": [)" +
+           event(2, "MPI_File_write_at", "mpiio",
+                 R"({"fh": 0, "offset": )" + offset + R"(, "count": 8, "datatype": 0})") +
+           "]}";
+  };
+  std::string body = "[" +
+                     event(2, "MPI_File_open", "mpiio", R"({"comm": 0, "file": 0, "amode": 5, "info": 0, "fh": 0})") +
+                     ", " + guard("0") + ", " + guard("8") + "]";
+  std::string program = generateReplay(makeTrace(2, kSharedFile, body));
+  const std::string block = "  {\n    i64 iterations0Value = 0;\n";
+  const size_t first = program.find(block);
+  ASSERT_NE(first, std::string::npos) << program;
+  EXPECT_NE(program.find(block, first + 1), std::string::npos) << program;
+}
+
 TEST(Generator, InnerEventsAreNotReplayed) {
   std::string body = "[" + event(2, "MPI_File_open", "mpiio", R"({"comm": 0, "file": 0, "amode": 5, "info": 0, "fh": 0})") +
                      ", " + event(2, "open", "posix", R"({"file": 0, "flags": 2, "fd": 0})", R"(, "inner": true)") +

@@ -61,6 +61,15 @@ struct TableStore {
     shiftOverflowed |= __builtin_sub_overflow(v, first, &d);
     column.push(int64_t(uint64_t(v) - uint64_t(first)));
   }
+  /// A free sample (SequenceFitter::addUnknown): the last value again, which
+  /// packs to nothing in a block of differences.
+  void pushFiller() {
+    const size_t n = size();
+    if (!integral())
+      rationals.push_back(rationals.back());
+    else
+      pushInt(n ? tail[(n - 1) % kTail] : 0);
+  }
   int64_t unshift(int64_t d) const { return int64_t(uint64_t(d) + uint64_t(first)); }
   bool integral() const { return rationals.empty(); }
   size_t size() const { return integral() ? column.size() : rationals.size(); }
@@ -94,6 +103,7 @@ public:
     if (this != &o) {
       count_ = o.count_;
       known_ = o.known_;
+      integral_ = o.integral_;
       k0_ = o.k0_;
       y0_ = o.y0_;
       step_ = o.step_;
@@ -105,6 +115,7 @@ public:
 
   void add(const Rational &y) {
     const int64_t k = static_cast<int64_t>(count_);
+    integral_ = integral_ && y.isInteger();
     if (tabled_) {
       table_->push(y);
     } else if (known_ == 0) {
@@ -129,7 +140,7 @@ public:
   void addUnknown(uint64_t n = 1) {
     if (tabled_)
       for (uint64_t k = 0; k < n; ++k)
-        table_->push(Rational(0));
+        table_->pushFiller();
     count_ += n;
   }
 
@@ -259,12 +270,20 @@ private:
   void toTable() {
     tabled_ = true;
     table_ = std::make_unique<TableStore>();
-    for (uint64_t k = 0; k < count_; ++k)
-      table_->push(at(static_cast<int64_t>(k)));
+    for (uint64_t k = 0; k < count_; ++k) {
+      Rational y = at(static_cast<int64_t>(k));
+      // Known samples are on the line; with integers only, a fraction is an
+      // unknown sample between them (a choice run's free samples), and any
+      // integer does there: keep the store integral.
+      if (integral_ && !y.isInteger())
+        y = Rational(y.num() / y.den());
+      table_->push(y);
+    }
   }
 
   uint64_t count_ = 0;
-  int known_ = 0; ///< known samples seen, up to 2 (enough to fix the line)
+  bool integral_ = true; ///< every known sample was an integer
+  int known_ = 0;        ///< known samples seen, up to 2 (enough to fix the line)
   int64_t k0_ = 0;
   Rational y0_, step_;
   bool tabled_ = false;
@@ -273,9 +292,24 @@ private:
 
 /// Bit r set: the loop index i<r> (relative) was always 0 in this sample,
 /// because that loop ran once, so coefficients of monomials in it are free.
+/// kNotRun instead: a loop around the value did not run in this sample (an
+/// alternative of a choice run that the iteration did not take), so every
+/// coefficient is free.
 using DegenerateMask = uint64_t;
+constexpr DegenerateMask kNotRun = DegenerateMask(1) << 63;
+
+/// The mask of the body of a loop (trip count `count`) in a sample of mask `mask`.
+DegenerateMask innerMask(DegenerateMask mask, const Value &count) {
+  const Expr *n = std::get_if<Expr>(&count);
+  std::optional<int64_t> c = n ? n->constantValue() : std::nullopt;
+  if ((mask & kNotRun) || c == 0)
+    return kNotRun;
+  return ((mask << 1) | (c == 1 ? 1 : 0)) & ~kNotRun;
+}
 
 bool mentionsDegenerate(const Monomial &m, DegenerateMask mask) {
+  if (mask & kNotRun)
+    return true;
   for (const auto &[atom, exponent] : m)
     if (atom.kind == Atom::Kind::Loop && atom.loopDepth < 64 && (mask >> atom.loopDepth & 1))
       return true;
@@ -296,12 +330,13 @@ public:
     if (isText(v))
       return true;
     std::set<Monomial> tables = tableMonomials(v);
-    return masks_.empty() ? true : tables == tables_;
+    return sampled_ ? tables == tables_ : true;
   }
 
   void add(const Value &v, DegenerateMask mask) {
-    if (masks_.empty() && !isText(v))
+    if (!sampled_ && !isText(v))
       tables_ = tableMonomials(v);
+    sampled_ = true;
     if (masks_.empty() || masks_.back().first != mask)
       masks_.emplace_back(mask, 0);
     if (isText(v)) {
@@ -333,6 +368,29 @@ public:
       }
     }
     ++masks_.back().second;
+  }
+
+  /// n samples in which the value's loop did not run (kNotRun): any value
+  /// fits there. They extend the last run of masks rather than start one, so
+  /// that a choice run's slots keep a short history: a coefficient first seen
+  /// later then takes zeros or free samples there (fresh), both right.
+  void addFree(uint64_t n) {
+    for (auto &[monomial, fitter] : coefficients_)
+      fitter.addUnknown(n);
+    if (masks_.empty())
+      masks_.emplace_back(kNotRun, 0);
+    masks_.back().second += n;
+  }
+
+  /// n samples of the value 0 (a choice run's guard before its alternative
+  /// was first taken), in O(coefficients).
+  void addZeros(uint64_t n) {
+    for (auto &[monomial, fitter] : coefficients_)
+      fitter.addZeros(n);
+    sampled_ = true;
+    if (masks_.empty() || masks_.back().first != 0)
+      masks_.emplace_back(0, 0);
+    masks_.back().second += n;
   }
 
   /// Text slot: its text, equal in every iteration.
@@ -429,6 +487,7 @@ private:
   }
 
   uint32_t indexVar_;
+  bool sampled_ = false; ///< add() or addZeros() was called (not only addFree())
   std::set<Monomial> tables_;
   std::optional<std::string> text_;
   std::map<Monomial, SequenceFitter> coefficients_;
@@ -462,9 +521,7 @@ void visitSlots(std::vector<Node> &body, uint32_t nesting, DegenerateMask mask, 
     } else {
       Value &count = soleValue(node.loop().iterations);
       onValue(count, nesting, mask);
-      const Expr *n = std::get_if<Expr>(&count);
-      bool once = n && n->constantValue() == 1;
-      visitSlots(node.loop().body, nesting + 1, (mask << 1) | (once ? 1 : 0), onValue, onEvent);
+      visitSlots(node.loop().body, nesting + 1, innerMask(mask, count), onValue, onEvent);
     }
   }
 }
@@ -482,37 +539,52 @@ std::unique_ptr<Folder> startFolder(std::vector<Node> &body, std::vector<uint64_
   return folder;
 }
 
+/// Where a body's slots are in its folder: from `firstSlot` on, the body at
+/// `nesting` under loops of mask `mask` (the whole body of a loop: 0, 0 and
+/// 0; an alternative of a choice run: under its guard, which ran once).
+struct SlotRange {
+  size_t firstSlot = 0;
+  uint32_t nesting = 0;
+  DegenerateMask mask = 0;
+};
+
 /// Whether an iteration of the template's structure can join the folder.
-bool accepts(Folder &folder, std::vector<Node> &iteration) {
-  size_t slot = 0;
+bool accepts(Folder &folder, std::vector<Node> &iteration, SlotRange at = {}) {
+  size_t slot = at.firstSlot;
   bool ok = true;
   auto check = [&](Value &v, uint32_t, DegenerateMask) { ok = ok && folder.values[slot++].accepts(v); };
   auto onEvent = [](Event &) {};
-  visitSlots(iteration, 0, 0, check, onEvent);
+  visitSlots(iteration, at.nesting, at.mask, check, onEvent);
   return ok;
 }
 
-/// Adds one more iteration (same structure as the template) to a folder; the
-/// iteration's timing merges into the template's events.
-void sampleIteration(Folder &folder, std::vector<Node> &templ, std::vector<Node> &iteration) {
+/// Adds the values of `iteration` (the template's structure) to the folder's
+/// slots from `at` on, and merges its timing into the template's events.
+void sampleSlots(Folder &folder, std::vector<Node> &templ, std::vector<Node> &iteration, SlotRange at) {
   auto &values = folder.scratchValues;
   auto &events = folder.scratchEvents;
   values.clear();
   events.clear();
   auto collectValue = [&](Value &v, uint32_t, DegenerateMask mask) { values.emplace_back(&v, mask); };
   auto collectEvent = [&](Event &e) { events.push_back(&e); };
-  visitSlots(iteration, 0, 0, collectValue, collectEvent);
-  size_t slot = 0, eventIndex = 0;
+  visitSlots(iteration, at.nesting, at.mask, collectValue, collectEvent);
+  size_t k = 0, eventIndex = 0;
   auto addValue = [&](Value &, uint32_t, DegenerateMask) {
-    folder.values[slot].add(*values[slot].first, values[slot].second);
-    ++slot;
+    folder.values[at.firstSlot + k].add(*values[k].first, values[k].second);
+    ++k;
   };
   auto mergeTiming = [&](Event &e) {
     e.compute.merge(events[eventIndex]->compute);
     e.duration.merge(events[eventIndex]->duration);
     ++eventIndex;
   };
-  visitSlots(templ, 0, 0, addValue, mergeTiming);
+  visitSlots(templ, at.nesting, at.mask, addValue, mergeTiming);
+}
+
+/// Adds one more iteration (same structure as the template) to a folder; the
+/// iteration's timing merges into the template's events.
+void sampleIteration(Folder &folder, std::vector<Node> &templ, std::vector<Node> &iteration) {
+  sampleSlots(folder, templ, iteration, {});
   ++folder.iterations;
 }
 
@@ -1049,6 +1121,20 @@ struct Frame {
   uint64_t retryAt = kFirstRetry;
   FastPath fast;
 
+  /// A choice run (CompressorState::endIteration) when not empty: the run's
+  /// body holds one guard loop per alternative, in the order of guardHash.
+  struct Alternative {
+    std::vector<uint64_t> hashes; ///< of the alternative's nodes
+    uint64_t guardHash = 0;       ///< of its guard loop
+    size_t slots = 0;             ///< value slots of the alternative (the guard's count not included)
+  };
+  std::vector<Alternative> alts;
+  /// Runs that start at a change of structure are choice runs: set when this
+  /// execution's runs left more nodes below than its repetition detection can
+  /// fold, and for every later execution of the loop.
+  bool choice = false;
+  int64_t nodesLeft = 0; ///< net nodes this execution's runs added to the sequence below
+
   /// The fast path may commit the current iteration: no retry is due.
   bool mayCommitFast() const { return runFolder && runFolder->iterations < retryAt; }
 };
@@ -1086,6 +1172,7 @@ struct CompressorState {
   explicit CompressorState(CompressorOptions o) : opts(o) { reset(); }
 
   void reset() {
+    choiceLoops.clear();
     frames.clear();
     frames.emplace_back();
     frames.back().isRoot = true;
@@ -1114,6 +1201,9 @@ struct CompressorState {
     return std::nullopt;
   }
 
+  /// Loops whose runs became choice runs in an earlier execution.
+  std::set<uint64_t> choiceLoops;
+
   void flushRun(size_t k) {
     Frame &f = frames[k];
     if (!f.run)
@@ -1122,11 +1212,33 @@ struct CompressorState {
     Node node = std::move(*f.run);
     f.run.reset();
     f.runFolder.reset();
-    targetBelow(k).append(std::move(node), f.runHash, opts);
+    f.alts.clear();
+    Sequence &below = targetBelow(k);
+    const size_t before = below.nodes.size();
+    below.append(std::move(node), f.runHash, opts);
+    // Repetition detection folds a pattern of p runs once it has seen it
+    // twice, leaving at most ~2p nodes: more than that, and the runs follow
+    // no pattern of up to kChoiceAfterNodes / 2 runs (periodic branches, a
+    // checkpoint every k iterations, fold long before).
+    f.nodesLeft += static_cast<int64_t>(below.nodes.size()) - static_cast<int64_t>(before);
+    if (!f.choice && !f.isRoot && f.nodesLeft > choiceAfterNodes()) {
+      f.choice = true;
+      choiceLoops.insert(f.loopId);
+    }
   }
 
   /// Folds the current iteration into the loop's current run, or starts a new
   /// run when its structure differs. Empty iterations are not counted.
+  ///
+  /// Iterations whose structure changes with the data (a branch inside the
+  /// loop: read or write, write and sometimes a read back) make runs of one
+  /// or two iterations, each a node below. Once they outgrow what repetition
+  /// detection can fold (Frame::choice), a change of structure starts a
+  /// *choice run* instead: its body has one guard loop per alternative
+  /// structure (up to kMaxAlternatives), which runs once in the iterations
+  /// that took it and not at all in the others, so an iteration costs a bit
+  /// per alternative in the guards' trip counts (packed tables) and the
+  /// values of the calls it made.
   void endIteration(size_t k) {
     Frame &f = frames[k];
     if (f.iteration.empty())
@@ -1135,19 +1247,34 @@ struct CompressorState {
     // iteration in place so that its vectors keep their capacity.
     f.iteration.materializeAll();
     std::vector<Node> &nodes = f.iteration.nodes;
-    if (f.run &&
-        std::equal(f.iteration.hashes.begin(), f.iteration.hashes.end(), f.runFolder->bodyHashes.begin(),
-                   f.runFolder->bodyHashes.end()) &&
-        sameStructure(std::span<const Node>(f.run->loop().body), std::span<const Node>(nodes)) &&
-        accepts(*f.runFolder, nodes) && !retrySplits(f, nodes)) {
+    if (f.run && !f.alts.empty()) {
+      if (sampleChoice(f, nodes)) {
+        f.iteration.clear();
+        return;
+      }
+      if (f.alts.size() < kMaxAlternatives && !hasAlternative(f, nodes)) {
+        std::vector<uint64_t> hashes = f.iteration.hashes;
+        addAlternative(f, std::move(hashes), f.iteration.take());
+        return;
+      }
+    } else if (f.run &&
+               std::equal(f.iteration.hashes.begin(), f.iteration.hashes.end(), f.runFolder->bodyHashes.begin(),
+                          f.runFolder->bodyHashes.end()) &&
+               sameStructure(std::span<const Node>(f.run->loop().body), std::span<const Node>(nodes)) &&
+               accepts(*f.runFolder, nodes) && !retrySplits(f, nodes)) {
       sampleIteration(*f.runFolder, f.run->loop().body, nodes);
       f.iteration.clear();
       return;
     }
     std::vector<uint64_t> hashes = f.iteration.hashes;
     std::vector<Node> body = f.iteration.take();
+    const bool changed = f.run.has_value();
     flushRun(k);
     Frame &g = frames[k]; // flushRun does not reallocate frames, but be explicit
+    if (g.choice && changed) {
+      startChoice(g, std::move(hashes), std::move(body));
+      return;
+    }
     g.runHash = loopHash(g.loopId, hashes);
     g.retryAt = Frame::kFirstRetry;
     Loop loop;
@@ -1156,6 +1283,122 @@ struct CompressorState {
     loop.body = std::move(body);
     g.runFolder = startFolder(loop.body, std::move(hashes));
     g.run = Node{RankList(), std::move(loop)};
+  }
+
+  // --- Choice runs (see endIteration) ---
+
+  static constexpr size_t kMaxAlternatives = 16;
+  static constexpr int64_t kChoiceAfterExecutionLeft = 16;
+  /// Nodes an execution's runs may leave below before its later runs become
+  /// choice runs: patterns of up to 16 runs (or maxWindow, if smaller) fold
+  /// first.
+  int64_t choiceAfterNodes() const { return 2 * static_cast<int64_t>(std::min<size_t>(opts.maxWindow, 16)); }
+  /// Where an alternative's body is in the run's folder: under its guard's
+  /// trip count, one loop deep, the guard having run once.
+  static SlotRange alternativeSlots(size_t guardSlot) { return {guardSlot + 1, 1, 1}; }
+
+  static bool isAlternative(const Frame &f, size_t a, const std::vector<uint64_t> &hashes, std::vector<Node> &nodes) {
+    return f.alts[a].hashes == hashes &&
+           sameStructure(std::span<const Node>(f.run->loop().body[a].loop().body), std::span<const Node>(nodes));
+  }
+
+  static bool hasAlternative(const Frame &f, std::vector<Node> &nodes) {
+    for (size_t a = 0; a < f.alts.size(); ++a)
+      if (isAlternative(f, a, f.iteration.hashes, nodes))
+        return true;
+    return false;
+  }
+
+  /// Samples the iteration into the choice run when one of its alternatives
+  /// has its structure and takes its values; false otherwise.
+  static bool sampleChoice(Frame &f, std::vector<Node> &nodes) {
+    Folder &folder = *f.runFolder;
+    std::vector<Node> &guards = f.run->loop().body;
+    size_t taken = f.alts.size(), takenSlot = 0;
+    for (size_t a = 0, slot = 0; a < f.alts.size(); slot += 1 + f.alts[a++].slots)
+      if (isAlternative(f, a, f.iteration.hashes, nodes) && accepts(folder, nodes, alternativeSlots(slot))) {
+        taken = a;
+        takenSlot = slot;
+        break;
+      }
+    if (taken == f.alts.size())
+      return false;
+    for (size_t a = 0, slot = 0; a < f.alts.size(); slot += 1 + f.alts[a++].slots) {
+      folder.values[slot].add(Value(Expr(a == taken ? 1 : 0)), 0);
+      if (a != taken)
+        for (size_t s = 1; s <= f.alts[a].slots; ++s)
+          folder.values[slot + s].addFree(1);
+    }
+    sampleSlots(folder, guards[taken].loop().body, nodes, alternativeSlots(takenSlot));
+    ++folder.iterations;
+    return true;
+  }
+
+  static Node guardLoop(std::vector<Node> body) {
+    Loop guard; // id 0: a loop the runtime made, not the program
+    guard.iterations = ElasticValue(Value(Expr(1)), RankList());
+    guard.body = std::move(body);
+    return Node{RankList(), std::move(guard)};
+  }
+
+  /// The run's hash and its folder's body hashes after a change of guards.
+  static void rehashChoice(Frame &f) {
+    std::vector<uint64_t> guardHashes;
+    for (const Frame::Alternative &alt : f.alts)
+      guardHashes.push_back(alt.guardHash);
+    f.runHash = loopHash(f.loopId, guardHashes);
+    f.runFolder->bodyHashes = std::move(guardHashes);
+  }
+
+  /// A choice run whose first iteration is `body`.
+  static void startChoice(Frame &g, std::vector<uint64_t> hashes, std::vector<Node> body) {
+    const uint64_t guardHash = loopHash(0, hashes);
+    Loop loop;
+    loop.id = g.loopId;
+    loop.iterations = ElasticValue(Value(Expr(1)), RankList());
+    loop.body.push_back(guardLoop(std::move(body)));
+    g.runFolder = startFolder(loop.body, {guardHash});
+    g.alts = {Frame::Alternative{std::move(hashes), guardHash, g.runFolder->values.size() - 1}};
+    g.run = Node{RankList(), std::move(loop)};
+    rehashChoice(g);
+  }
+
+  /// A new alternative, taken by this iteration (`body`) for the first time:
+  /// its guard ran 0 times in the earlier iterations, its values are free there.
+  static void addAlternative(Frame &f, std::vector<uint64_t> hashes, std::vector<Node> body) {
+    Folder &folder = *f.runFolder;
+    const uint64_t before = folder.iterations;
+    for (size_t a = 0, slot = 0; a < f.alts.size(); slot += 1 + f.alts[a++].slots) {
+      folder.values[slot].add(Value(Expr(0)), 0);
+      for (size_t s = 1; s <= f.alts[a].slots; ++s)
+        folder.values[slot + s].addFree(1);
+    }
+    std::vector<ValueFitter> fitters;
+    fitters.emplace_back(0);
+    fitters.back().addZeros(before);
+    fitters.back().add(Value(Expr(1)), 0);
+    auto onValue = [&](Value &v, uint32_t nesting, DegenerateMask mask) {
+      fitters.emplace_back(nesting);
+      fitters.back().addFree(before);
+      fitters.back().add(v, mask);
+    };
+    auto onEvent = [](Event &) {};
+    const SlotRange under = alternativeSlots(0);
+    visitSlots(body, under.nesting, under.mask, onValue, onEvent);
+    // Guards in the order of their hashes, so that ranks that took the same
+    // alternatives in another order have runs of the same structure.
+    const uint64_t guardHash = loopHash(0, hashes);
+    size_t at = 0, slot = 0;
+    while (at < f.alts.size() && f.alts[at].guardHash <= guardHash)
+      slot += 1 + f.alts[at++].slots;
+    folder.values.insert(folder.values.begin() + static_cast<std::ptrdiff_t>(slot),
+                         std::make_move_iterator(fitters.begin()), std::make_move_iterator(fitters.end()));
+    std::vector<Node> &guards = f.run->loop().body;
+    guards.insert(guards.begin() + static_cast<std::ptrdiff_t>(at), guardLoop(std::move(body)));
+    f.alts.insert(f.alts.begin() + static_cast<std::ptrdiff_t>(at),
+                  Frame::Alternative{std::move(hashes), guardHash, fitters.size() - 1});
+    rehashChoice(f);
+    ++folder.iterations;
   }
 
   /// At a retry point of the run (Frame::retryAt): whether the iteration
@@ -1329,6 +1572,12 @@ struct CompressorState {
     if (frames[k].inIteration)
       endIteration(k);
     flushRun(k);
+    // An execution too short to reach the switch that still left more nodes
+    // than a pattern repetition detection folds would (a short loop of
+    // random branches inside a time-step loop): the next ones start choice
+    // runs at their first change of structure.
+    if (!frames[k].isRoot && frames[k].nodesLeft > kChoiceAfterExecutionLeft)
+      choiceLoops.insert(frames[k].loopId);
     frames.pop_back();
   }
 };
@@ -1370,6 +1619,7 @@ void IntraRankCompressor::loopEnter(uint64_t loopId) {
   state_->settle(false);
   state_->frames.emplace_back();
   state_->frames.back().loopId = loopId;
+  state_->frames.back().choice = state_->choiceLoops.count(loopId) > 0;
 }
 
 void IntraRankCompressor::loopIter(uint64_t loopId) {
