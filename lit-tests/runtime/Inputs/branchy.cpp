@@ -9,7 +9,7 @@
 //   three     each iteration reads, writes or seeks, or makes no call at all
 //   timesteps 50 steps of an outer loop around `choice` with N/50 iterations
 // Prints, per rank, the calls and bytes it made, for checking against the
-// trace.
+// trace, and the seconds its loops took.
 //   branchy MODE [iterations] [dir]
 #include <mpi.h>
 
@@ -114,6 +114,7 @@ int main(int argc, char **argv) {
   std::memset(buf, 'x', sizeof buf);
   Random r{88172645463325252ull + 7919ull * uint64_t(rank)};
   Counts c;
+  const double t0 = MPI_Wtime();
   if (mode == "choice")
     choice(fd, n, r, c);
   else if (mode == "optional")
@@ -129,10 +130,11 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "branchy: unknown mode '%s'\n", mode.c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
+  const double seconds = MPI_Wtime() - t0;
   close(fd);
   unlink(path.c_str());
-  std::printf("rank %d reads %lld writes %lld seeks %lld bytes_read %lld bytes_written %lld\n", rank, c.reads, c.writes,
-              c.seeks, c.bytesRead, c.bytesWritten);
+  std::printf("rank %d reads %lld writes %lld seeks %lld bytes_read %lld bytes_written %lld io_seconds %.6f\n", rank,
+              c.reads, c.writes, c.seeks, c.bytesRead, c.bytesWritten, seconds);
   MPI_Finalize();
   return 0;
 }

@@ -260,6 +260,14 @@ private:
   Rational at(int64_t k) const { return known_ < 2 ? (known_ ? y0_ : Rational(0)) : y0_ + step_ * Rational(k - k0_); }
 
   bool fits(int64_t k, const Rational &y) const {
+    // Integer lines and samples (the common case) in 128 bits, without
+    // Rational arithmetic; a product past 64 bits takes the Rational path,
+    // which refuses it as before.
+    if (y0_.isInteger() && step_.isInteger() && y.isInteger()) {
+      const WideInt product = static_cast<WideInt>(step_.num()) * (static_cast<WideInt>(k) - k0_);
+      if (product >= INT64_MIN && product <= INT64_MAX)
+        return static_cast<WideInt>(y0_.num()) + product == static_cast<WideInt>(y.num());
+    }
     try {
       return at(k) == y;
     } catch (const std::exception &) {
