@@ -105,6 +105,37 @@ BENCHMARK(BM_RawPwriteRandomOffsetNoMarkers);
 void BM_RawPwriteAffineOffsetNoMarkers(benchmark::State &state) { rawPwriteLoop(state, false, false); }
 BENCHMARK(BM_RawPwriteAffineOffsetNoMarkers);
 
+/// A loop that branches (lit-tests/runtime/Inputs/branchy.cpp `optional`):
+/// each iteration writes a byte at a random offset and one in three reads
+/// it back, so the loop becomes a choice run of two alternatives that share
+/// their first call. Per item: one iteration (loopIter, one or two events).
+void BM_RawChoiceRunWriteSometimesRead(benchmark::State &state) {
+  sio::rt::IntraRankCompressor c;
+  c.loopEnter(1);
+  sio::rt::RawParam writeParams[4] = {
+      {"fd", nullptr, 3}, {"count", nullptr, 1}, {"offset", nullptr, 0}, {"result", nullptr, 1}};
+  sio::rt::RawParam readParams[4] = {
+      {"fd", nullptr, 3}, {"count", nullptr, 1}, {"offset", nullptr, 0}, {"result", nullptr, 1}};
+  sio::rt::RawEvent write = rawEvent("pwrite", Layer::POSIX, 7, writeParams);
+  sio::rt::RawEvent read = rawEvent("pread", Layer::POSIX, 8, readParams);
+  uint64_t x = 88172645463325252ull;
+  for (auto _ : state) {
+    c.loopIter(1);
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    writeParams[2].value = readParams[2].value = static_cast<int64_t>(x % 100000);
+    write.computeNs = read.computeNs = 60 + (x >> 60);
+    write.durationNs = read.durationNs = 300 + (x >> 56);
+    c.event(write);
+    if (x / 100000 % 3 == 0)
+      c.event(read);
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["fast_fraction"] = double(c.fastEventCount()) / double(c.eventCount());
+}
+BENCHMARK(BM_RawChoiceRunWriteSometimesRead);
+
 void BM_EventWithoutMarkers(benchmark::State &state) {
   sio::rt::IntraRankCompressor c;
   int64_t k = 0;

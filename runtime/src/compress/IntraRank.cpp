@@ -414,9 +414,11 @@ public:
   uint32_t indexVar() const { return indexVar_; }
 
   /// The next integer sample when the model already predicts it: a constant
-  /// or affine value with no other terms, after unmasked samples only.
-  bool predictNext(int64_t &next, int64_t &step) const {
-    if (text_ || masks_.empty() || masks_.back().first != 0 || !tables_.empty())
+  /// or affine value with no other terms, after samples of mask `steady`
+  /// only (0: every inner loop ran more than once; 1 for the calls of a
+  /// choice run's alternative, whose guard ran once).
+  bool predictNext(int64_t &next, int64_t &step, DegenerateMask steady = 0) const {
+    if (text_ || masks_.empty() || masks_.back().first != steady || !tables_.empty())
       return false;
     if (coefficients_.empty()) { // zero so far
       next = step = 0;
@@ -428,9 +430,10 @@ public:
   }
 
   /// The store of a plain integer slot that stopped fitting a line: its one
-  /// coefficient (the constant term) is tabled with integer samples.
-  SequenceFitter *columnSlot() {
-    if (text_ || masks_.empty() || masks_.back().first != 0 || !tables_.empty() || coefficients_.size() != 1 ||
+  /// coefficient (the constant term) is tabled with integer samples (after
+  /// samples of mask `steady`, as predictNext).
+  SequenceFitter *columnSlot(DegenerateMask steady = 0) {
+    if (text_ || masks_.empty() || masks_.back().first != steady || !tables_.empty() || coefficients_.size() != 1 ||
         !coefficients_.begin()->first.empty())
       return nullptr;
     SequenceFitter &f = coefficients_.begin()->second;
@@ -1079,6 +1082,60 @@ struct FastPath {
   uint64_t uncounted = 0; ///< committed iterations not yet added to the predicted slots' fitters
 };
 
+/// The steady state of a choice run (RawEvent path): the next iteration's
+/// calls are matched against every alternative at once (alternatives may
+/// share their first calls); at the iteration's end the one alternative
+/// matched in full is committed as sampleChoice would, without an Event.
+/// Armed when every guard's trip count is predicted (a line) or stored (a
+/// column), for the alternatives whose calls' integer slots all are too
+/// (an alternative taken once so far, or holding a loop, is left to the
+/// general path). Per iteration the guards' columns and the stored slots
+/// take a value (the alternatives not taken a filler, as addFree does);
+/// predicted slots, and every slot of the alternatives left out, are
+/// counted when the path disarms, taken or free alike (a free sample fits
+/// any line).
+struct ChoicePath {
+  struct Slot {
+    ValueFitter *fitter;
+    const std::string *name;
+    const char *nameSeen;
+    const std::string *text;
+    int64_t base = 0, step = 0;       ///< predicted: the value at run iteration j is base + step*(j - j0)
+    SequenceFitter *line = nullptr;   ///< predicted slot: its fitter's predictedLine()
+    SequenceFitter *column = nullptr; ///< stored slot
+  };
+  struct Call {
+    Event *templ;
+    size_t firstSlot;
+    const char *opSeen;
+  };
+  struct Alternative {
+    std::vector<Call> calls;
+    Slot guard; ///< its trip count: 1 when taken, 0 otherwise
+  };
+  bool armed = false;
+  Folder *folder = nullptr;
+  std::vector<Alternative> alts;
+  std::vector<Slot> slots;           ///< every alternative's, in call order
+  std::vector<size_t> columns;       ///< the stored slots, per alternative (columnsOf)
+  std::vector<size_t> columnsAt;     ///< alternative a's stored slots: columns[columnsAt[a] .. columnsAt[a + 1])
+  uint64_t j0 = 0;                   ///< the run's iteration count when armed
+  uint64_t uncounted = 0;            ///< committed iterations not yet added to the predicted slots
+  uint32_t all = 0;                  ///< the alternatives matched (the others' iterations take the general path)
+  uint32_t candidates = 0;           ///< of those, the ones that match the calls so far
+  std::vector<ValueFitter *> frozen; ///< the slots of the others: free in every committed iteration
+  /// The calls of the current iteration matched so far, with what replaying
+  /// them needs: the template call of a candidate, the values, the timing.
+  struct Matched {
+    const Call *call;
+    size_t firstValue;
+    uint64_t computeNs, durationNs;
+  };
+  std::vector<Matched> matched;
+  std::vector<int64_t> values;
+  std::vector<const std::string *> texts;
+};
+
 /// Whether a caller's name (RawEvent::op, RawParam::name) is the template's
 /// `name`. Callers pass the same static string on every call of a site, so
 /// the address that matched last (`seen`) is compared first; only another
@@ -1128,6 +1185,7 @@ struct Frame {
   static constexpr uint64_t kFirstRetry = 256;
   uint64_t retryAt = kFirstRetry;
   FastPath fast;
+  ChoicePath choiceFast;
 
   /// A choice run (CompressorState::endIteration) when not empty: the run's
   /// body holds one guard loop per alternative, in the order of guardHash.
@@ -1424,6 +1482,10 @@ struct CompressorState {
   void tryArm() {
     Frame &f = frames.back();
     disarm(f.fast);
+    if (!f.alts.empty()) {
+      tryArmChoice();
+      return;
+    }
     if (f.isRoot || !f.inIteration || !f.run || !f.runFolder || f.runFolder->iterations < 2 ||
         !f.iteration.empty())
       return;
@@ -1561,11 +1623,243 @@ struct CompressorState {
       append(Node{RankList(), std::move(e)});
   }
 
+  // --- Steady state of a choice run (see ChoicePath) ---
+
+  /// A slot's steady state under `steady` (its samples' mask): text, a line
+  /// or a column; false when it has none yet.
+  static bool steadySlot(ValueFitter &vf, DegenerateMask steady, ChoicePath::Slot &s) {
+    s.fitter = &vf;
+    s.text = vf.text();
+    if (s.text) {
+      s.line = vf.predictedLine();
+      return true;
+    }
+    if (vf.predictNext(s.base, s.step, steady)) {
+      s.line = vf.predictedLine();
+      return true;
+    }
+    return (s.column = vf.columnSlot(steady)) != nullptr;
+  }
+
+  /// The value a predicted slot predicts for run iteration j; false on overflow.
+  static bool predicted(const ChoicePath &cp, const ChoicePath::Slot &s, uint64_t j, int64_t &value) {
+    int64_t offset;
+    return !__builtin_mul_overflow(s.step, static_cast<int64_t>(j - cp.j0), &offset) &&
+           !__builtin_add_overflow(s.base, offset, &value);
+  }
+
+  /// Arms the top frame's choice run after an iteration, when every guard
+  /// and every slot of every alternative (events only) is in steady state.
+  void tryArmChoice() {
+    Frame &f = frames.back();
+    ChoicePath &cp = f.choiceFast;
+    cp.armed = false;
+    if (f.isRoot || !f.inIteration || !f.run || !f.runFolder || !f.iteration.empty())
+      return;
+    Folder &folder = *f.runFolder;
+    std::vector<Node> &guards = f.run->loop().body;
+    cp.alts.clear();
+    cp.slots.clear();
+    cp.columns.clear();
+    cp.columnsAt.clear();
+    cp.frozen.clear();
+    cp.all = 0;
+    size_t slot = 0;
+    for (size_t a = 0; a < f.alts.size(); ++a) {
+      ChoicePath::Alternative alt;
+      if (!steadySlot(folder.values[slot++], 0, alt.guard) || alt.guard.text)
+        return;
+      cp.columnsAt.push_back(cp.columns.size());
+      const size_t firstSlot = slot, slotsBefore = cp.slots.size();
+      bool steady = true;
+      for (Node &n : guards[a].loop().body) {
+        if (!(steady = n.isEvent()))
+          break;
+        Event &e = n.event();
+        alt.calls.push_back({&e, cp.slots.size(), e.op.c_str()});
+        for (Param &p : e.params) {
+          ChoicePath::Slot s{};
+          s.name = &p.name;
+          s.nameSeen = p.name.c_str();
+          if (!(steady = steadySlot(folder.values[slot++], alternativeSlots(0).mask, s)))
+            break;
+          if (s.column)
+            cp.columns.push_back(cp.slots.size());
+          cp.slots.push_back(s);
+        }
+        if (!steady)
+          break;
+      }
+      slot = firstSlot + f.alts[a].slots;
+      if (steady) {
+        cp.all |= uint32_t(1) << a; // kMaxAlternatives <= 16
+      } else {                      // taken too rarely yet (or holds a loop): its iterations take the general path
+        alt.calls.clear();
+        cp.slots.resize(slotsBefore);
+        cp.columns.resize(cp.columnsAt.back());
+        for (size_t k = firstSlot; k < slot; ++k)
+          cp.frozen.push_back(&folder.values[k]);
+      }
+      cp.alts.push_back(std::move(alt));
+    }
+    cp.columnsAt.push_back(cp.columns.size());
+    if (!cp.all)
+      return;
+    cp.j0 = folder.iterations;
+    cp.uncounted = 0;
+    cp.matched.clear();
+    cp.values.clear();
+    cp.candidates = cp.all;
+    cp.folder = &folder;
+    cp.armed = true;
+  }
+
+  static bool matchChoiceCall(ChoicePath &cp, ChoicePath::Call &c, const RawEvent &e, uint64_t j) {
+    const Event &t = *c.templ;
+    if (e.site != t.site || e.layer != t.layer || e.inner != t.inner || e.nparams != t.params.size() ||
+        !sameName(t.op, e.op, c.opSeen))
+      return false;
+    for (size_t i = 0; i < e.nparams; ++i) {
+      ChoicePath::Slot &s = cp.slots[c.firstSlot + i];
+      const RawParam &p = e.params[i];
+      if (!sameName(*s.name, p.name, s.nameSeen))
+        return false;
+      if (s.text ? !p.text || *p.text != *s.text : p.text != nullptr)
+        return false;
+      int64_t want;
+      if (!s.text && !s.column && (!predicted(cp, s, j, want) || p.value != want))
+        return false;
+    }
+    return true;
+  }
+
+  /// The call against the candidates' next call: false (nothing changed)
+  /// when it matches none.
+  bool matchChoice(ChoicePath &cp, const RawEvent &e) {
+    const size_t m = cp.matched.size();
+    const uint64_t j = cp.folder->iterations;
+    uint32_t still = 0;
+    const ChoicePath::Call *first = nullptr;
+    for (uint32_t bits = cp.candidates; bits; bits &= bits - 1) {
+      const size_t a = static_cast<size_t>(__builtin_ctz(bits));
+      std::vector<ChoicePath::Call> &calls = cp.alts[a].calls;
+      if (m < calls.size() && matchChoiceCall(cp, calls[m], e, j)) {
+        still |= uint32_t(1) << a;
+        if (!first)
+          first = &calls[m];
+      }
+    }
+    if (!still)
+      return false;
+    cp.candidates = still;
+    cp.matched.push_back({first, cp.values.size(), e.computeNs, e.durationNs});
+    for (size_t i = 0; i < e.nparams; ++i)
+      cp.values.push_back(e.params[i].value);
+    return true;
+  }
+
+  /// The iteration ends: what sampleChoice would do for the one candidate
+  /// matched in full; false (nothing changed) when none is, or when a guard
+  /// on a line did not predict it.
+  static bool commitChoice(ChoicePath &cp) {
+    const uint64_t j = cp.folder->iterations;
+    size_t taken = cp.alts.size();
+    for (uint32_t bits = cp.candidates; bits; bits &= bits - 1) {
+      const size_t a = static_cast<size_t>(__builtin_ctz(bits));
+      if (cp.alts[a].calls.size() == cp.matched.size()) {
+        taken = a;
+        break;
+      }
+    }
+    if (taken == cp.alts.size())
+      return false;
+    for (size_t a = 0; a < cp.alts.size(); ++a) {
+      const ChoicePath::Slot &g = cp.alts[a].guard;
+      int64_t want;
+      if (!g.column && (!predicted(cp, g, j, want) || want != (a == taken ? 1 : 0)))
+        return false;
+    }
+    for (size_t a = 0; a < cp.alts.size(); ++a) {
+      ChoicePath::Alternative &alt = cp.alts[a];
+      if (alt.guard.column)
+        alt.guard.fitter->addColumn(*alt.guard.column, a == taken ? 1 : 0);
+      if (a == taken)
+        continue;
+      for (size_t k = cp.columnsAt[a]; k < cp.columnsAt[a + 1]; ++k)
+        cp.slots[cp.columns[k]].fitter->addFree(1);
+    }
+    ChoicePath::Alternative &alt = cp.alts[taken];
+    for (size_t c = 0; c < alt.calls.size(); ++c) {
+      const ChoicePath::Call &call = alt.calls[c];
+      const ChoicePath::Matched &m = cp.matched[c];
+      for (size_t i = 0; i < call.templ->params.size(); ++i) {
+        ChoicePath::Slot &s = cp.slots[call.firstSlot + i];
+        if (s.column)
+          s.fitter->addColumn(*s.column, cp.values[m.firstValue + i]);
+      }
+      call.templ->compute.add(m.computeNs);
+      call.templ->duration.add(m.durationNs);
+    }
+    ++cp.uncounted;
+    ++cp.folder->iterations;
+    cp.matched.clear();
+    cp.values.clear();
+    cp.candidates = cp.all;
+    return true;
+  }
+
+  /// Leaves the path: the predicted slots and guards count the committed
+  /// iterations (taken or free, each fits the line).
+  static void disarmChoice(ChoicePath &cp) {
+    if (cp.uncounted > 0) {
+      for (ChoicePath::Alternative &alt : cp.alts)
+        if (!alt.guard.column)
+          alt.guard.fitter->addPredicted(alt.guard.line, cp.uncounted);
+      for (ChoicePath::Slot &s : cp.slots)
+        if (!s.column)
+          s.fitter->addPredicted(s.line, cp.uncounted);
+      for (ValueFitter *v : cp.frozen)
+        v->addFree(cp.uncounted);
+    }
+    cp.uncounted = 0;
+    cp.armed = false;
+  }
+
+  /// The calls matched so far, as the Events they stand for, into the
+  /// general path; the path is disarmed.
+  void replayChoice(Frame &f) {
+    ChoicePath &cp = f.choiceFast;
+    disarmChoice(cp);
+    std::vector<Event> events;
+    events.reserve(cp.matched.size());
+    std::vector<RawParam> params;
+    for (const ChoicePath::Matched &m : cp.matched) {
+      const Event &t = *m.call->templ;
+      params.clear();
+      for (size_t i = 0; i < t.params.size(); ++i) {
+        const ChoicePath::Slot &s = cp.slots[m.call->firstSlot + i];
+        params.push_back({s.name->c_str(), s.text, cp.values[m.firstValue + i]});
+      }
+      RawEvent raw{t.op.c_str(), t.layer, t.site, t.inner, params.data(), params.size(), m.computeNs, m.durationNs};
+      events.push_back(toEvent(raw));
+    }
+    cp.matched.clear();
+    cp.values.clear();
+    for (Event &e : events)
+      append(Node{RankList(), std::move(e)});
+  }
+
   /// Before anything but a matching call touches the top frame: a complete
   /// matched iteration is committed if the iteration ends here, a partial
   /// one replayed; the frame is disarmed either way.
   void settle(bool iterationEnds) {
     Frame &f = frames.back();
+    if (f.choiceFast.armed) {
+      if (!(iterationEnds && !f.choiceFast.matched.empty() && commitChoice(f.choiceFast)))
+        replayChoice(f);
+      disarmChoice(f.choiceFast);
+      return;
+    }
     if (!f.fast.armed)
       return;
     if (!f.fast.open && iterationEnds && f.fast.matched == f.fast.calls.size() && f.mayCommitFast())
@@ -1632,6 +1926,12 @@ void IntraRankCompressor::loopEnter(uint64_t loopId) {
 
 void IntraRankCompressor::loopIter(uint64_t loopId) {
   detail::Frame &top = state_->frames.back();
+  if (top.choiceFast.armed && !top.isRoot && top.loopId == loopId) {
+    if (top.choiceFast.matched.empty())
+      return; // an empty iteration counts for nothing
+    if (state_->commitChoice(top.choiceFast))
+      return;
+  }
   if (top.fast.armed && !top.fast.open && !top.isRoot && top.loopId == loopId) {
     if (top.fast.matched == top.fast.calls.size() && top.mayCommitFast()) {
       state_->commitFast(top.fast);
@@ -1678,6 +1978,11 @@ void IntraRankCompressor::event(sio::trace::Event ev) {
 
 void IntraRankCompressor::event(const RawEvent &raw) {
   detail::Frame &top = state_->frames.back();
+  if (top.choiceFast.armed && state_->matchChoice(top.choiceFast, raw)) {
+    ++state_->events;
+    ++state_->fastEvents;
+    return;
+  }
   if (top.fast.armed && state_->matchFast(top.fast, raw)) {
     ++state_->events;
     ++state_->fastEvents;

@@ -24,6 +24,39 @@ FlatEvent pwrite(int64_t offset, int64_t count = 8) {
   return makeFlat("pwrite", 2, {{"fd", 3}, {"count", count}, {"offset", offset}});
 }
 
+TEST(Choice, SteadyStateCountsBranchesWithoutEvents) {
+  // Once the guards and values are in steady state (lines or columns), the
+  // RawEvent path matches each call against every alternative and commits
+  // the one matched in full; alternatives that share their first call
+  // (write, write + read back) are told apart at the iteration's end. Late
+  // surprises (a third alternative, a value off its line, a longer
+  // iteration, a nested loop) replay what was matched into the general path.
+  Twin t;
+  std::mt19937 g(5);
+  t.enter(4);
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) {
+    t.iter(4);
+    const int64_t at = g() % 100000;
+    t.event(pwrite(at, 1));
+    if (g() % 3 == 0)
+      t.event(pread(8 * i, 1));
+    if (i == 15000) // a third alternative
+      t.event(makeFlat("lseek", 3, {{"fd", 3}, {"offset", 0}, {"whence", 0}}));
+    if (i == 17000) { // a nested loop in one iteration
+      t.enter(5);
+      t.iter(5);
+      t.event(pwrite(1, 1));
+      t.exit(5);
+    }
+  }
+  t.event(pwrite(7, 1)); // an iteration cut short by the exit
+  t.exit(4);
+  EXPECT_GT(t.viaRaw.fastEventCount(), 9 * t.viaRaw.eventCount() / 10)
+      << t.viaRaw.fastEventCount() << " of " << t.viaRaw.eventCount() << " calls on the steady-state path";
+  t.check("steady state of a choice run");
+}
+
 /// Choice runs in a body: marker loops whose body is guard loops (id 0).
 size_t countChoiceRuns(const std::vector<Node> &nodes) {
   size_t c = 0;
@@ -193,6 +226,7 @@ TEST(Choice, RanksThatTookDifferentBranchesMergeExactly) {
 /// choice runs start early. Expansion must give back what was fed.
 TEST(Choice, RandomBranchyProgramsExpandToWhatWasFed) {
   size_t choiceRuns = 0;
+  uint64_t fast = 0;
   for (uint32_t seed = 1; seed <= 150; ++seed) {
     std::mt19937 g(seed);
     CompressorOptions opts;
@@ -243,11 +277,13 @@ TEST(Choice, RandomBranchyProgramsExpandToWhatWasFed) {
         t.exit(2);
     }
     t.exit(1);
+    fast += t.viaRaw.fastEventCount();
     choiceRuns += countChoiceRuns(t.check("seed " + std::to_string(seed)));
     if (HasFatalFailure() || HasFailure())
       return;
   }
   EXPECT_GT(choiceRuns, 50u) << "choice runs were hardly made";
+  EXPECT_GT(fast, 10000u) << "the steady state of choice runs was hardly taken";
 }
 
 } // namespace
