@@ -1607,20 +1607,26 @@ struct CompressorState {
     events.reserve(fp.matched);
     std::vector<RawParam> params;
     for (size_t j = 0; j < fp.matched; ++j) {
-      const FastPath::Call &c = fp.calls[j];
-      const Event &t = *c.templ;
-      params.clear();
-      for (size_t i = 0; i < t.params.size(); ++i) {
-        const FastPath::Slot &s = fp.slots[c.firstSlot + i];
-        params.push_back({s.name->c_str(), s.text, s.next});
-      }
-      RawEvent raw{t.op.c_str(), t.layer, t.site, t.inner, params.data(), params.size(), fp.timings[j].first,
-                   fp.timings[j].second};
-      events.push_back(toEvent(raw));
+      const FastPath::Slot *slots = &fp.slots[fp.calls[j].firstSlot];
+      events.push_back(matchedEvent(
+          *fp.calls[j].templ, slots, [&](size_t i) { return slots[i].next; }, fp.timings[j], params));
     }
     fp.matched = 0;
     for (Event &e : events)
       append(Node{RankList(), std::move(e)});
+  }
+
+  /// The Event a call matched on a steady-state path stands for: the
+  /// template's op and parameter names (text values from the slots, which
+  /// matched), the call's integer values (`value(i)`) and timing.
+  template <typename Slot, typename ValueOf>
+  static Event matchedEvent(const Event &t, const Slot *slots, ValueOf value, std::pair<uint64_t, uint64_t> timing,
+                            std::vector<RawParam> &params) {
+    params.clear();
+    for (size_t i = 0; i < t.params.size(); ++i)
+      params.push_back({slots[i].name->c_str(), slots[i].text, value(i)});
+    return toEvent(
+        RawEvent{t.op.c_str(), t.layer, t.site, t.inner, params.data(), params.size(), timing.first, timing.second});
   }
 
   // --- Steady state of a choice run (see ChoicePath) ---
@@ -1833,16 +1839,10 @@ struct CompressorState {
     std::vector<Event> events;
     events.reserve(cp.matched.size());
     std::vector<RawParam> params;
-    for (const ChoicePath::Matched &m : cp.matched) {
-      const Event &t = *m.call->templ;
-      params.clear();
-      for (size_t i = 0; i < t.params.size(); ++i) {
-        const ChoicePath::Slot &s = cp.slots[m.call->firstSlot + i];
-        params.push_back({s.name->c_str(), s.text, cp.values[m.firstValue + i]});
-      }
-      RawEvent raw{t.op.c_str(), t.layer, t.site, t.inner, params.data(), params.size(), m.computeNs, m.durationNs};
-      events.push_back(toEvent(raw));
-    }
+    for (const ChoicePath::Matched &m : cp.matched)
+      events.push_back(matchedEvent(
+          *m.call->templ, &cp.slots[m.call->firstSlot], [&](size_t i) { return cp.values[m.firstValue + i]; },
+          {m.computeNs, m.durationNs}, params));
     cp.matched.clear();
     cp.values.clear();
     for (Event &e : events)
