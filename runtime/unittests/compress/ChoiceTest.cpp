@@ -4,7 +4,6 @@
 // The body must stay exact (expand -> what was fed, through the Event and
 // the RawEvent paths) and its size must not grow with the iterations.
 #include "Expand.h"
-#include "InterRank.h"
 #include "IntraRank.h"
 #include "Recorder.h"
 
@@ -211,12 +210,7 @@ TEST(Choice, RanksThatTookDifferentBranchesMergeExactly) {
     traces.push_back(std::move(t));
     fed.push_back(rec.fed);
   }
-  Trace merged = traces[0];
-  for (int64_t r = 1; r < nranks; ++r)
-    merged = mergeTraces(std::move(merged), traces[r]);
-  finalizeMerged(merged);
-  for (int64_t r = 0; r < nranks; ++r)
-    ASSERT_EQ(expandRank(merged, r), fed[r]) << "merged rank " << r;
+  expectMergedExpandsToFed(traces, fed, "branches");
 }
 
 /// Random mixes of regular and irregular streams: iterations that pick one

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "Expand.h"
+#include "InterRank.h"
 #include "IntraRank.h"
 
 #include <gtest/gtest.h>
@@ -103,5 +104,17 @@ struct Twin {
     return b;
   }
 };
+
+/// Merges one trace per rank (in rank order) as rank 0 does and checks that
+/// every rank of the merged trace expands to what it was fed.
+inline void expectMergedExpandsToFed(const std::vector<sio::trace::Trace> &traces,
+                                     const std::vector<std::vector<FlatEvent>> &fed, const std::string &what) {
+  sio::trace::Trace merged = traces[0];
+  for (size_t r = 1; r < traces.size(); ++r)
+    merged = mergeTraces(std::move(merged), traces[r]);
+  finalizeMerged(merged);
+  for (size_t r = 0; r < traces.size(); ++r)
+    ASSERT_EQ(expandRank(merged, static_cast<int64_t>(r)), fed[r]) << what << " merged rank " << r;
+}
 
 } // namespace sio::rt::test
