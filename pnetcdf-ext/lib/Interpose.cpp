@@ -192,6 +192,25 @@ void report(const Master &m, const std::string &line) {
 
 // --- hints -----------------------------------------------------------------
 
+/// The MPI-IO hints of every partition file handle: no data sieving on
+/// writes. A rank that writes rows of a partition it does not own does so
+/// through its own MPI_COMM_SELF handle (runIndependent), one row a
+/// contiguous write that ROMIO does not lock; the owner's strided write to
+/// the rows around it would read, modify and write back that row with data
+/// sieving, and could put the old bytes back (pnetcdf/forms.test, K=3:
+/// "get_var_int_all of put_varm_int: 6 wrong", once in a loaded CI run).
+/// Without sieving each rank writes only its own bytes.
+struct PartitionInfo {
+  MPI_Info info = MPI_INFO_NULL;
+  PartitionInfo() {
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_ds_write", "disable");
+  }
+  ~PartitionInfo() { MPI_Info_free(&info); }
+  PartitionInfo(const PartitionInfo &) = delete;
+  PartitionInfo &operator=(const PartitionInfo &) = delete;
+};
+
 std::string infoGet(MPI_Info info, const char *key) {
   if (info == MPI_INFO_NULL)
     return {};
@@ -806,8 +825,8 @@ int runIndependent(Master &m, Op &op) {
       auto it = m.selfNcid.find(sub.part);
       if (it == m.selfNcid.end()) {
         int h = -1;
-        int e =
-            REAL(ncmpi_open)(MPI_COMM_SELF, part.path.c_str(), m.writable ? NC_WRITE : NC_NOWRITE, MPI_INFO_NULL, &h);
+        PartitionInfo hints;
+        int e = REAL(ncmpi_open)(MPI_COMM_SELF, part.path.c_str(), m.writable ? NC_WRITE : NC_NOWRITE, hints.info, &h);
         if (e != NC_NOERR)
           return e;
         e = REAL(ncmpi_begin_indep_data)(h);
@@ -1263,7 +1282,8 @@ int createPartitions(Master &m) {
     if (part.comm == MPI_COMM_NULL)
       continue;
     int cmode = NC_CLOBBER | (m.cmode & (NC_64BIT_OFFSET | NC_64BIT_DATA));
-    int e = REAL(ncmpi_create)(part.comm, part.path.c_str(), cmode, MPI_INFO_NULL, &part.ncid);
+    PartitionInfo hints;
+    int e = REAL(ncmpi_create)(part.comm, part.path.c_str(), cmode, hints.info, &part.ncid);
     if (e != NC_NOERR) {
       std::fprintf(stderr, "sio-pnetcdf: error: cannot create partition file %s: %s\n", part.path.c_str(),
                    ncmpi_strerror(e));
@@ -1396,7 +1416,8 @@ int openPartitions(Master &m, int omode) {
     part.path = resolvePartPath(m.path, stored);
     if (part.comm == MPI_COMM_NULL)
       continue;
-    int e = REAL(ncmpi_open)(part.comm, part.path.c_str(), omode, MPI_INFO_NULL, &part.ncid);
+    PartitionInfo hints;
+    int e = REAL(ncmpi_open)(part.comm, part.path.c_str(), omode, hints.info, &part.ncid);
     if (e != NC_NOERR) {
       std::fprintf(stderr, "sio-pnetcdf: error: cannot open partition file %s: %s\n", part.path.c_str(),
                    ncmpi_strerror(e));
