@@ -1314,11 +1314,12 @@ struct CompressorState {
     f.iteration.materializeAll();
     std::vector<Node> &nodes = f.iteration.nodes;
     if (f.run && !f.alts.empty()) {
-      if (sampleChoice(f, nodes)) {
+      const ChoiceSample sampled = sampleChoice(f, nodes);
+      if (sampled == ChoiceSample::Taken) {
         f.iteration.clear();
         return;
       }
-      if (f.alts.size() < kMaxAlternatives && !hasAlternative(f, nodes)) {
+      if (sampled == ChoiceSample::NewStructure && f.alts.size() < kMaxAlternatives) {
         std::vector<uint64_t> hashes = f.iteration.hashes;
         addAlternative(f, std::move(hashes), f.iteration.take());
         return;
@@ -1368,36 +1369,39 @@ struct CompressorState {
            sameStructure(std::span<const Node>(f.run->loop().body[a].loop().body), std::span<const Node>(nodes));
   }
 
-  static bool hasAlternative(const Frame &f, std::vector<Node> &nodes) {
-    for (size_t a = 0; a < f.alts.size(); ++a)
-      if (isAlternative(f, a, f.iteration.hashes, nodes))
-        return true;
-    return false;
-  }
-
-  /// Samples the iteration into the choice run when one of its alternatives
-  /// has its structure and takes its values; false otherwise.
-  static bool sampleChoice(Frame &f, std::vector<Node> &nodes) {
+  /// One iteration's guard samples: 1 for alternative `taken` (none when
+  /// taken >= alts), 0 and free values for every other.
+  static void sampleGuards(Frame &f, size_t taken) {
     Folder &folder = *f.runFolder;
-    std::vector<Node> &guards = f.run->loop().body;
-    size_t taken = f.alts.size(), takenSlot = 0;
-    for (size_t a = 0, slot = 0; a < f.alts.size(); slot += 1 + f.alts[a++].slots)
-      if (isAlternative(f, a, f.iteration.hashes, nodes) && accepts(folder, nodes, alternativeSlots(slot))) {
-        taken = a;
-        takenSlot = slot;
-        break;
-      }
-    if (taken == f.alts.size())
-      return false;
     for (size_t a = 0, slot = 0; a < f.alts.size(); slot += 1 + f.alts[a++].slots) {
       folder.values[slot].add(Value(Expr(a == taken ? 1 : 0)), 0);
       if (a != taken)
         for (size_t s = 1; s <= f.alts[a].slots; ++s)
           folder.values[slot + s].addFree(1);
     }
-    sampleSlots(folder, guards[taken].loop().body, nodes, alternativeSlots(takenSlot));
-    ++folder.iterations;
-    return true;
+  }
+
+  enum class ChoiceSample {
+    Taken,        ///< sampled into the alternative of its structure
+    Refused,      ///< that alternative cannot take its values
+    NewStructure, ///< no alternative has its structure
+  };
+
+  /// Samples the iteration into the choice run when one of its alternatives
+  /// has its structure and takes its values.
+  static ChoiceSample sampleChoice(Frame &f, std::vector<Node> &nodes) {
+    Folder &folder = *f.runFolder;
+    for (size_t a = 0, slot = 0; a < f.alts.size(); slot += 1 + f.alts[a++].slots) {
+      if (!isAlternative(f, a, f.iteration.hashes, nodes))
+        continue;
+      if (!accepts(folder, nodes, alternativeSlots(slot)))
+        return ChoiceSample::Refused; // alternatives differ in structure: no other has it
+      sampleGuards(f, a);
+      sampleSlots(folder, f.run->loop().body[a].loop().body, nodes, alternativeSlots(slot));
+      ++folder.iterations;
+      return ChoiceSample::Taken;
+    }
+    return ChoiceSample::NewStructure;
   }
 
   static Node guardLoop(std::vector<Node> body) {
@@ -1434,11 +1438,7 @@ struct CompressorState {
   static void addAlternative(Frame &f, std::vector<uint64_t> hashes, std::vector<Node> body) {
     Folder &folder = *f.runFolder;
     const uint64_t before = folder.iterations;
-    for (size_t a = 0, slot = 0; a < f.alts.size(); slot += 1 + f.alts[a++].slots) {
-      folder.values[slot].add(Value(Expr(0)), 0);
-      for (size_t s = 1; s <= f.alts[a].slots; ++s)
-        folder.values[slot + s].addFree(1);
-    }
+    sampleGuards(f, f.alts.size());
     std::vector<ValueFitter> fitters;
     fitters.emplace_back(0);
     fitters.back().addZeros(before);
