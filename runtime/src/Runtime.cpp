@@ -120,6 +120,11 @@ struct State {
   uint64_t gapsSkipped = 0;
   int finalWaits = 0;
   uint64_t convertedSinceCapCheck = 0;
+  /// This image was started by exec from a traced image of the same process,
+  /// whose calls are in `execPredecessor` (ProcessImage.cpp); its generation
+  /// numbers the partial traces of a chain of execs.
+  std::string execPredecessor;
+  unsigned execGeneration = 0;
 };
 
 /// Block storage and the drain thread's wake-ups. Its own lock, held only for
@@ -148,9 +153,12 @@ State &S() {
 
 // ---- the runtime's own descriptor for messages ---------------------------------
 
-/// A duplicate of the standard error the process started with, far above the
-/// descriptors a program allocates, close-on-exec: a program that closes fd 2
-/// and opens a data file there never receives the runtime's messages.
+/// A duplicate of the standard error the process started with, at the top of
+/// the descriptor range (the soft RLIMIT_NOFILE, at most kMaxFd), close-on-
+/// exec: a program that closes fd 2 and opens a data file there never
+/// receives the runtime's messages, and the descriptors a program gets are
+/// the ones it gets untraced (POSIX hands out the lowest free one; a fixed
+/// low duplicate such as 512 shifted every later one by one).
 int g_msgFd = -1;
 bool g_msgTried = false;
 dev_t g_msgDev = 0;
@@ -164,10 +172,14 @@ void openMessageFd() {
   if (fstat(2, &st) != 0)
     return;
   struct rlimit lim;
-  long low = 512;
+  long top = kMaxFd; // the kernel sizes the descriptor table to the highest one: no higher
   if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
-    low = std::min<long>(low, long(lim.rlim_cur) / 2);
-  int fd = fcntl(2, F_DUPFD_CLOEXEC, int(std::max<long>(low, 3)));
+    top = std::min<long>(top, long(lim.rlim_cur));
+  int fd = -1;
+  // The highest free descriptor: F_DUPFD takes the lowest free one >= its
+  // argument, so walk down from the top past any the program already holds.
+  for (long want = top - 1; fd < 0 && want >= 3 && want >= top - 64; --want)
+    fd = fcntl(2, F_DUPFD_CLOEXEC, int(want));
   if (fd < 0)
     return;
   g_msgFd = fd;
@@ -574,6 +586,13 @@ Trace buildRankTrace(State &s) {
   t.header.complete = t.header.droppedEvents == 0;
   for (const auto &n : s.capNotes)
     t.header.notes.push_back(n);
+  if (!s.execPredecessor.empty()) {
+    // The process's calls before the exec are not in this trace.
+    t.header.complete = false;
+    t.header.notes.push_back("this program was started by exec from a traced program of the same process; "
+                             "the calls made before the exec are in " +
+                             s.execPredecessor);
+  }
   if (s.gapsSkipped)
     t.header.notes.push_back(std::to_string(s.gapsSkipped) + " calls on rank " + std::to_string(s.rank) +
                              " were still in progress at the end; calls of different threads around them "
@@ -1185,6 +1204,19 @@ void ensureInit() {
   std::snprintf(g_tracingEnv + kTracingEnvPrefix, sizeof g_tracingEnv - kTracingEnvPrefix, "%s",
                 tracer ? tracer : "");
   putenv(g_tracingEnv); // updated in place from now on (markTracingProcess)
+  if (const char *pred = std::getenv(kExecPredecessorVar)) {
+    // "<pid>:<generation>:<trace path>", set by this process's previous
+    // image just before its exec (prepareExec); a program it starts is
+    // another process and ignores it.
+    char *rest = nullptr;
+    const long pid = std::strtol(pred, &rest, 10);
+    const unsigned long generation = *rest == ':' ? std::strtoul(rest + 1, &rest, 10) : 0;
+    if (pid == long(s.pid) && s.role != Role::Silent && *rest == ':') {
+      s.execPredecessor = rest + 1;
+      s.execGeneration = unsigned(generation);
+    }
+    unsetenv(kExecPredecessorVar); // the application's environment as untraced
+  }
   g_layers = s.settings.layers;
   Q().blockRecords = size_t(s.settings.bufferRecords);
   pthread_atfork(forkPrepare, forkParent, forkChild);
@@ -1334,6 +1366,22 @@ void finalizeMpi() {
   PMPI_Comm_free(&s.mergeComm);
 }
 
+namespace {
+/// This rank's trace as it stands, marked incomplete with `why`, at `path`.
+void writePartialTrace(State &s, const std::string &why, const std::string &path) {
+  try {
+    Trace t = buildRankTrace(s);
+    t.header.complete = false;
+    t.header.notes.push_back(std::string("partial trace of rank ") + std::to_string(s.rank) + ": " + why);
+    t.header.metadata["partial_rank"] = std::to_string(s.rank);
+    fillSiteTables(s, t);
+    writeTrace(s, t, path);
+  } catch (const std::exception &e) {
+    message(std::string("sio: warning: no partial trace: ") + e.what());
+  }
+}
+} // namespace
+
 void writePartial(const char *why, bool fromSignal) {
   State &s = S();
   // A signal that interrupted the runtime itself on this thread: its state
@@ -1355,16 +1403,40 @@ void writePartial(const char *why, bool fromSignal) {
   s.finished = true;
   if (s.role == Role::Silent)
     return;
-  try {
-    Trace t = buildRankTrace(s);
-    t.header.complete = false;
-    t.header.notes.push_back(std::string("partial trace of rank ") + std::to_string(s.rank) + ": " + why);
-    t.header.metadata["partial_rank"] = std::to_string(s.rank);
-    fillSiteTables(s, t);
-    writeTrace(s, t, tracePath(s) + ".rank" + std::to_string(s.rank) + ".partial.sio.json");
-  } catch (const std::exception &e) {
-    message(std::string("sio: warning: no partial trace: ") + e.what());
-  }
+  writePartialTrace(s, why, tracePath(s) + ".rank" + std::to_string(s.rank) + ".partial.sio.json");
+}
+
+const char *prepareExec(const char *path) {
+  State &s = S();
+  if (tls.blocked)
+    return nullptr;
+  Blocked blk;
+  std::lock_guard lk(s.mu);
+  if (s.finished || !s.initialized || s.settings.disable || s.role == Role::Silent)
+    return nullptr;
+  g_active.store(false);
+  s.finished = true;
+  drainAll(s);
+  if (s.events == 0)
+    return nullptr; // nothing recorded: the new image's trace is the whole story
+  const unsigned generation = s.execGeneration + 1;
+  const std::string out =
+      tracePath(s) + ".rank" + std::to_string(s.rank) + ".exec" + std::to_string(generation) + ".partial.sio.json";
+  writePartialTrace(s, std::string("the process replaced this program with exec of '") + (path ? path : "") +
+                           "'; its later calls are in the new program's trace",
+                    out);
+  // Handed to the new image in its environment; static, as exec reads it.
+  static std::string entry;
+  entry = std::string(kExecPredecessorVar) + "=" + std::to_string(s.pid) + ":" + std::to_string(generation) + ":" +
+          out;
+  return entry.c_str();
+}
+
+void execFailed(const char *path, int err) {
+  // The trace was written before the exec (the image would be gone after a
+  // successful one): recording stopped there, and the partial trace says so.
+  message(std::string("sio: warning: exec of '") + (path ? path : "") + "' failed (" + std::strerror(err) +
+          ") after this program's trace was written; its later calls are not traced");
 }
 
 void registerTables(const void *sb, const void *se, const void *lb, const void *le) {

@@ -283,6 +283,14 @@ void finalizeMpi();           ///< from MPI_Finalize, before PMPI_Finalize
 /// This rank's partial trace `<path>.rank<N>.partial.sio.json`, marked
 /// incomplete with `why` (signals, MPI_Abort, exit without MPI_Finalize).
 void writePartial(const char *why, bool fromSignal = false);
+/// Before an exec replaces the program (ProcessImage.cpp): writes this
+/// image's trace as a partial trace, ends recording, and returns the entry
+/// `SIO_EXEC_PREDECESSOR=<pid>:<generation>:<path>` to put into the new image's
+/// environment (static storage), or nullptr when nothing was written.
+const char *prepareExec(const char *path);
+/// The exec returned: says that the later calls are not traced.
+void execFailed(const char *path, int err);
+inline constexpr const char *kExecPredecessorVar = "SIO_EXEC_PREDECESSOR";
 /// Fills the trace's MPI object tables (MpiHandles.cpp).
 void fillObjectTables(sio::trace::Trace &t, int rank);
 void registerTables(const void *sitesBegin, const void *sitesEnd, const void *loopsBegin, const void *loopsEnd);
