@@ -12,6 +12,7 @@
 #pragma once
 
 #include "Settings.h"
+#include "WeakMpi.h" // before anything includes <mpi.h>
 #include "sio/trace/Trace.h"
 
 #include <atomic>
