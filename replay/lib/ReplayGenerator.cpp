@@ -61,9 +61,11 @@ std::string atomToCpp(const Atom &atom) {
     if (atom.table->size() < Expr::kPackedTableMin)
       return "pick({" + join(values, ", ") + "}, " + exprToCpp(*atom.rhs) + ")";
     // A long table (a stream the runtime stored as a column) becomes a
-    // static array: built once, in read-only data, never on the stack.
-    return "[](i64 index) { static constexpr i64 t[] = {" + join(values, ", ") +
-           "}; return pickArray(t, sizeof t / sizeof t[0], index); }(" + exprToCpp(*atom.rhs) + ")";
+    // static array: built once, in read-only data, never on the stack. In
+    // parentheses: as a subscript (`stream[...]`) a bare lambda would open
+    // with `[[`, C++ attribute syntax.
+    return "([](i64 index) { static constexpr i64 t[] = {" + join(values, ", ") +
+           "}; return pickArray(t, sizeof t / sizeof t[0], index); }(" + exprToCpp(*atom.rhs) + "))";
   }
   }
   return "0";

@@ -51,6 +51,17 @@ TEST(ExprToCpp, ModAndTablesUseCheckedHelpers) {
   EXPECT_EQ(exprToCpp(Expr::parse("[7, 3, 9][i0]")), "pick({7, 3, 9}, i0)");
 }
 
+TEST(ExprToCpp, LongTablesAreParenthesisedLambdas) {
+  // As a subscript (`stream[...]`) an unparenthesised lambda would begin with
+  // `[[`, which C++ reads as an attribute: the replay did not compile.
+  std::string table = "[";
+  for (size_t i = 0; i < Expr::kPackedTableMin; ++i)
+    table += (i ? ", " : "") + std::to_string(i % 2);
+  const std::string cpp = exprToCpp(Expr::parse(table + "][i0]"));
+  EXPECT_EQ(cpp.rfind("([](i64 index) { static constexpr i64 t[] = {0, 1, 0, 1", 0), 0u) << cpp;
+  EXPECT_EQ(cpp.substr(cpp.size() - 6), "}(i0))") << cpp;
+}
+
 TEST(RankGuard, AllRanksNeedNoGuard) { EXPECT_EQ(rankGuard(RankList::all(4), 4), ""); }
 
 TEST(RankGuard, SingleRanksClosedAndOpenBlocks) {
