@@ -242,7 +242,10 @@ const std::set<std::string> kNamedDatatypes = {
     "MPI_INT32_T", "MPI_INT64_T", "MPI_UINT8_T", "MPI_UINT16_T", "MPI_UINT32_T", "MPI_UINT64_T", "MPI_C_BOOL",
     "MPI_CXX_BOOL", "MPI_AINT", "MPI_OFFSET", "MPI_COUNT", "MPI_C_FLOAT_COMPLEX", "MPI_C_DOUBLE_COMPLEX",
     "MPI_2INT", "MPI_FLOAT_INT", "MPI_DOUBLE_INT", "MPI_LONG_INT", "MPI_SHORT_INT", "MPI_LONG_DOUBLE_INT",
-    "MPI_CHARACTER", "MPI_INTEGER", "MPI_REAL", "MPI_DOUBLE_PRECISION", "MPI_LOGICAL", "MPI_COMPLEX"};
+    "MPI_CHARACTER", "MPI_INTEGER", "MPI_REAL", "MPI_DOUBLE_PRECISION", "MPI_LOGICAL", "MPI_COMPLEX",
+    // MPI-1's bound markers: gone from MPI-3, still in MPICH, and in the
+    // struct types of legacy codes (a zero-byte stand-in drops the bounds).
+    "MPI_LB", "MPI_UB"};
 
 bool isWriteMode(const std::string &fopenMode) {
   return fopenMode.find_first_of("wa+") != std::string::npos;
@@ -1402,6 +1405,8 @@ private:
       if (size.empty())
         throw UnsupportedTrace("datatype " + std::to_string(t.id) + ": unknown named type " + cppStringLiteral(t.name) +
                                " without a size");
+      approximations_.push_back("datatype " + std::to_string(t.id) + " (named type " + t.name +
+                                " unknown here: rebuilt as the same number of bytes)");
       out.comment("named type " + cppStringLiteral(t.name) + " (unknown here): the same number of bytes");
       out.line("PMPI_Type_contiguous(toInt(" + size[0] + "), MPI_BYTE, &" + self + ");");
       out.line("PMPI_Type_commit(&" + self + ");");
