@@ -2,7 +2,8 @@
  * silently wrong" item 4, "A peer's test suite" MPI-1 constructors):
  * MPI_Type_hvector, MPI_Type_hindexed, MPI_Type_struct with MPI_LB/MPI_UB
  * bound markers, MPI_Type_extent; a file view through the struct (its
- * extent is set by MPI_UB) and through the hvector. */
+ * extent is set by MPI_UB) and through the hvector; an hvector made, used
+ * and freed in each iteration of a loop. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,12 +28,24 @@ int main(int argc, char **argv) {
   MPI_Type_extent(st, &ext);
   MPI_File fh;
   MPI_File_open(MPI_COMM_WORLD, "mpi1.dat", MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+  /* Sized first: ROMIO's data-sieving reads then find the same bytes
+   * whichever rank writes first (their results are part of the trace). */
+  MPI_File_set_size(fh, 65536);
   MPI_File_set_view(fh, rank * 1024, MPI_INT, st, "native", MPI_INFO_NULL);
   int buf[64];
   memset(buf, 1, sizeof buf);
   MPI_File_write_all(fh, buf, 8, MPI_INT, MPI_STATUS_IGNORE);
   MPI_File_set_view(fh, 8192 + rank * 1024, MPI_INT, hv, "native", MPI_INFO_NULL);
   MPI_File_write_all(fh, buf, 16, MPI_INT, MPI_STATUS_IGNORE);
+  /* A type made, used and freed in every iteration (MPI reuses the handle). */
+  for (int i = 0; i < 5; i++) {
+    MPI_Datatype step;
+    MPI_Type_hvector(2, 1 + i, 128, MPI_INT, &step);
+    MPI_Type_commit(&step);
+    MPI_File_set_view(fh, 16384 + rank * 4096 + i * 256, MPI_INT, step, "native", MPI_INFO_NULL);
+    MPI_File_write_all(fh, buf, 2 * (1 + i), MPI_INT, MPI_STATUS_IGNORE);
+    MPI_Type_free(&step);
+  }
   MPI_File_close(&fh);
   if (rank == 0) printf("extent %ld\n", (long)ext);
   MPI_Type_free(&hv); MPI_Type_free(&hi); MPI_Type_free(&st);
