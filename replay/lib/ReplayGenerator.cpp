@@ -5,6 +5,7 @@
 #include "sio/replay/ReplayGenerator.h"
 
 #include "sio/replay/CodeEmitter.h"
+#include "sio/trace/Summary.h"
 
 #include <algorithm>
 #include <cmath>
@@ -247,9 +248,10 @@ const std::set<std::string> kNamedDatatypes = {
     // struct types of legacy codes (a zero-byte stand-in drops the bounds).
     "MPI_LB", "MPI_UB"};
 
-bool isWriteMode(const std::string &fopenMode) {
-  return fopenMode.find_first_of("wa+") != std::string::npos;
-}
+/// "w", "a" and their "+" forms create or truncate; "r+" reads and may
+/// write (isReadWriteMode).
+bool isWriteMode(const std::string &fopenMode) { return fopenMode.find_first_of("wa") != std::string::npos; }
+bool isReadWriteMode(const std::string &fopenMode) { return fopenMode.find('+') != std::string::npos; }
 
 /// How the generator walks loops: the iteration counts of the enclosing loops.
 struct LoopFrame {
@@ -434,6 +436,7 @@ private:
     Params p(*this, node, depth);
     std::vector<std::string> call = callText(node, p);
     noteRequestSizes(node, p, depth);
+    noteWrites(node, p);
     std::string gap = gapModel(event.compute);
     body_.line("beforeCall(" + cppStringLiteral(context_) + ", " + gap + ");");
     for (const auto &line : call)
@@ -540,7 +543,8 @@ private:
         // An amode that differs between ranks or iterations counts as writing
         // (MPI_MODE_WRONLY as the default), as POSIX flags do: the overwrite
         // check stays on.
-        noteOpen(p, "fh", opensForWriting(p.constant("amode").value_or(4) & (1 | 4 | 8)));
+        const int64_t amodeBits = p.constant("amode").value_or(4);
+        noteOpen(p, "fh", amodeBits & (1 | 4) ? OpenIntent::Writing : amodeBits & 8 ? OpenIntent::ReadWrite : OpenIntent::Reading);
         return {"mustSucceedMpi(" + head + fhArg() + "));"};
       }
       if (op == "MPI_File_close")
@@ -613,7 +617,9 @@ private:
         auto recorded = p.constant("fd");
         const bool failed = recorded && *recorded < 0;
         if (!failed)
-          noteOpen(p, "fd", opensForWriting((flagBits & 03) != 0 || (flagBits & 0100)));
+          noteOpen(p, "fd", (flagBits & 03) == 01 || (flagBits & (0100 | 01000 | 02000)) ? OpenIntent::Writing
+                            : (flagBits & 03) == 02                                          ? OpenIntent::ReadWrite
+                                                                                             : OpenIntent::Reading);
         std::string args = op == "openat" ? "AT_FDCWD, " : "";
         args += path(p);
         if (!flags.empty())
@@ -685,14 +691,14 @@ private:
       if (op == "fopen") {
         std::string mode = p.string("mode");
         const auto *param = e.param("mode");
-        bool writes = true;
+        OpenIntent intent = OpenIntent::Writing;
         if (param && param->value.isUniform())
           if (const auto *m = std::get_if<std::string>(&param->value.entries()[0].value))
-            writes = isWriteMode(*m);
+            intent = isWriteMode(*m) ? OpenIntent::Writing : isReadWriteMode(*m) ? OpenIntent::ReadWrite : OpenIntent::Reading;
         auto recorded = p.constant("stream");
         if (recorded && *recorded < 0) // it failed in the application: the stream table skips it
           return {"expectFopenFailure(fopen(" + path(p) + ", " + mode + "), " + expectedOrAny(expected) + ");"};
-        noteOpen(p, "stream", opensForWriting(writes));
+        noteOpen(p, "stream", intent);
         return {streamArg() + " = fopen(" + path(p) + ", " + mode + ");", "mustSucceedPosix(" + streamArg() + " != nullptr);"};
       }
       if (op == "fclose" || op == "fflush")
@@ -1195,20 +1201,42 @@ private:
     views_[*fh] = view;
   }
 
-  struct OpensForWriting {
-    bool writes;
-  };
-  static OpensForWriting opensForWriting(bool writes) { return {writes}; }
+  /// What an open says about its file: created, truncated or write-only
+  /// (Writing); read and write (ReadWrite: written only if something then
+  /// writes it, as gfortran opens its input files O_RDWR); read only.
+  enum class OpenIntent { Reading, ReadWrite, Writing };
 
-  void noteOpen(Params &p, const std::string &handle, OpensForWriting mode) {
+  void noteOpen(Params &p, const std::string &handle, OpenIntent intent) {
     auto file = p.constant("file");
     auto h = p.constant(handle);
     if (!file)
       return;
-    if (mode.writes)
+    if (intent == OpenIntent::Writing)
       writtenFiles_.insert(*file);
+    else if (intent == OpenIntent::ReadWrite)
+      readWriteFiles_.insert(*file);
     if (h)
       handleFile_[{handle, *h}] = *file;
+  }
+
+  /// A call that writes or resizes through a handle makes its file written
+  /// (not an input the replay provides). A handle that differs between
+  /// ranks cannot be traced to one file: every read-write file counts.
+  void noteWrites(const Node &node, Params &p) {
+    const Event &e = node.event();
+    if (sio::trace::direction(e.op) != sio::trace::Direction::Write && e.op != "ftruncate" &&
+        e.op != "MPI_File_set_size" && e.op != "MPI_File_preallocate")
+      return;
+    const std::string handle = e.layer == Layer::MPIIO ? "fh" : e.layer == Layer::STDIO ? "stream" : "fd";
+    if (!e.param(handle.c_str()))
+      return;
+    auto h = p.constant(handle);
+    if (!h) {
+      writtenFiles_.insert(readWriteFiles_.begin(), readWriteFiles_.end());
+      return;
+    }
+    if (auto file = handleFile_.find({handle, *h}); file != handleFile_.end())
+      writtenFiles_.insert(file->second);
   }
 
   // ---- assembly ---------------------------------------------------------
@@ -1771,7 +1799,7 @@ private:
   std::vector<LoopFrame> loops_;
   std::vector<std::pair<std::string, std::string>> gaps_;
   std::vector<Check> checks_;
-  std::set<int64_t> usedFiles_, writtenFiles_;
+  std::set<int64_t> usedFiles_, writtenFiles_, readWriteFiles_;
   std::map<std::pair<std::string, int64_t>, int64_t> handleFile_;
   std::map<int64_t, View> views_;
   std::map<int64_t, InputFile> reads_;
