@@ -609,6 +609,24 @@ Trace buildRankTrace(State &s) {
   return t;
 }
 
+/// Testing hook: SIO_TEST_FINALIZE_FAULT=term-in-write:RANK (kill-in-write)
+/// sends the process SIGTERM (SIGKILL) once the first piece of the final
+/// trace is written, as a batch system's kill landing then would.
+void testSignalInWrite(const State &s) {
+  static const char *spec = std::getenv("SIO_TEST_FINALIZE_FAULT");
+  static bool sent = false;
+  if (spec == nullptr || sent)
+    return;
+  const std::string rank = ":" + std::to_string(s.rank);
+  if (spec == "term-in-write" + rank) {
+    sent = true;
+    kill(getpid(), SIGTERM);
+  } else if (spec == "kill-in-write" + rank) {
+    sent = true;
+    kill(getpid(), SIGKILL);
+  }
+}
+
 /// Writes a trace file (streamed, through a temporary: AtomicFile.h). Outside
 /// a signal handler a SIGTERM is held until the file is in place; inside
 /// one, every piece tells the watchdog the write is moving. `final`: the
@@ -623,6 +641,8 @@ void writeTrace(State &s, Trace &t, const std::string &path, bool fromSignal, bo
           [&](std::string_view piece) {
             signalWorkProgress();
             sink(piece);
+            if (final)
+              testSignalInWrite(s);
           },
           t);
     });

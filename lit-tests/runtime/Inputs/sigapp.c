@@ -16,6 +16,7 @@
  *                      if it is a function, then exit(0)
  *   sigapp heap        corrupts the heap (a double free) in a process with a
  *                      second thread, so glibc aborts holding its arena lock
+ *                      (with MPI: the last rank; the others wait for it)
  * Built with -DUSE_MPI: an MPI program (barriers between iterations). */
 #include <fcntl.h>
 #include <pthread.h>
@@ -78,12 +79,21 @@ int main(int argc, char **argv) {
   mode = argc > 1 ? argv[1] : "loop";
   long n = argc > 2 ? atol(argv[2]) : 2000;
   if (strcmp(mode, "heap") == 0) {
+    /* With MPI, the last rank corrupts its heap; the others wait for it in
+     * a barrier (the launcher ends them). */
+    write(1, rank == 0 ? "ready\n" : "", rank == 0 ? 6 : 0);
+#ifdef USE_MPI
+    int nranks = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    if (rank != nranks - 1) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      return 1;
+    }
+#endif
     pthread_t t; /* glibc locks its arenas only once a second thread existed */
     pthread_create(&t, NULL, nothing, NULL);
     pthread_join(t, NULL);
     char *volatile a = malloc(0x500), *volatile b = malloc(0x500);
-    printf("ready\n");
-    fflush(stdout);
     free(a);
     free(a); /* "double free or corruption (!prev)": abort() */
     free(b);
@@ -112,10 +122,8 @@ int main(int argc, char **argv) {
       write(g, block, 8);
       close(g);
     }
-    if (i == 8 && rank == 0) {
-      printf("ready\n");
-      fflush(stdout);
-    }
+    if (i == 8 && rank == 0) /* not stdio: the "exit" handler flushes stdout */
+      write(1, "ready\n", 6);
     if (strcmp(mode, "selfterm") == 0 && i == n / 2 && (rank == 1 || argc > 3))
       kill(getpid(), SIGTERM);
 #ifdef USE_MPI

@@ -13,7 +13,7 @@ seconds is a hang.
 CMD is one string (shlex); --traced may start with VAR=value assignments.
 --complete-trace NAME: each traced run must leave the trace NAME, marked
 complete, and no partial trace. --sort-lines compares stdout and stderr as sorted lines (ranks print in
-any order). --mask-numbers replaces digit runs in stderr before comparing (launchers
+any order). --mask-numbers replaces digit runs in stdout and stderr before comparing (launchers
 print pids)."""
 import argparse
 import json
@@ -103,6 +103,8 @@ def run(cmd, d):
         rest = b""
         err = b"".join(sorted(err.splitlines(True)))
     if args.mask_numbers:
+        out = re.sub(rb"[0-9]+", b"N", out + rest)
+        rest = b""
         err = re.sub(rb"[0-9]+", b"N", err)
     return (p.returncode, out + rest, err, files(d))
 
