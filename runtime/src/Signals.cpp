@@ -66,9 +66,7 @@ bool isIgnore(const struct sigaction &a) { return !(a.sa_flags & SA_SIGINFO) && 
 
 void onSignal(int sig, siginfo_t *info, void *uc);
 
-bool isOurs(const struct sigaction &a) {
-  return (a.sa_flags & SA_SIGINFO) && a.sa_sigaction == onSignal;
-}
+bool isOurs(const struct sigaction &a) { return (a.sa_flags & SA_SIGINFO) && a.sa_sigaction == onSignal; }
 
 struct sigaction ourAction(int sig) {
   struct sigaction sa;
@@ -194,10 +192,14 @@ std::atomic<bool> g_heldChained{false};
 
 const char *why(int sig) {
   switch (sig) {
-  case SIGTERM: return "killed by SIGTERM";
-  case SIGABRT: return "aborted (SIGABRT)";
-  case SIGSEGV: return "segmentation fault (SIGSEGV)";
-  default: return "bus error (SIGBUS)";
+  case SIGTERM:
+    return "killed by SIGTERM";
+  case SIGABRT:
+    return "aborted (SIGABRT)";
+  case SIGSEGV:
+    return "segmentation fault (SIGSEGV)";
+  default:
+    return "bus error (SIGBUS)";
   }
 }
 
