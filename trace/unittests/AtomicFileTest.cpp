@@ -5,10 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <csignal>
 #include <stdexcept>
 #include <sys/resource.h>
 #include <sys/stat.h>
