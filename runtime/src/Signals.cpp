@@ -276,8 +276,12 @@ void handle(int sig, siginfo_t *info, void *uc) {
   if (sig == SIGTERM && g_holdTerm.load()) {
     g_heldChained.store(chained);
     g_heldTerm.store(sig);
-    errno = saved;
-    return;
+    // Still held, or the writer, done meanwhile, took it; else (it ended
+    // before it looked) it is handled here.
+    if (g_holdTerm.load() || g_heldTerm.exchange(0) == 0) {
+      errno = saved;
+      return;
+    }
   }
   partialTrace(sig);
   errno = saved;
