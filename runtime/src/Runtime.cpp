@@ -1,6 +1,7 @@
 // Runtime lifecycle and the drain side: settings, per-thread buffers, record
 // conversion into the IntraRankCompressor, the rank's trace, the binomial
-// merge at MPI_Finalize, partial traces on signals, the trace file.
+// merge at MPI_Finalize, partial traces (the signals that ask for them are
+// Signals.cpp's), the trace file.
 #include "Runtime.h"
 
 #include "compress/InterRank.h"
@@ -607,6 +608,18 @@ Trace buildRankTrace(State &s) {
   signalWorkProgress();
   formatLoopFileNames(t, s.rank); // dir.<rank>/file.<rank>.<i0>: one entry per format
   return t;
+}
+
+/// Testing hook: SIO_TEST_FINALIZE_FAULT=stall-in-signal:RANK makes the
+/// partial write of a signal handler stop moving for good, as a lock of libc
+/// held by the interrupted code would: the watchdog must end the process.
+void testStallInSignal(const State &s) {
+  static const char *spec = std::getenv("SIO_TEST_FINALIZE_FAULT");
+  if (spec == nullptr || "stall-in-signal:" + std::to_string(s.rank) != spec)
+    return;
+  const struct timespec second = {1, 0};
+  while (true)
+    nanosleep(&second, nullptr);
 }
 
 /// Testing hook: SIO_TEST_FINALIZE_FAULT=term-in-write:RANK (kill-in-write)
@@ -1276,6 +1289,8 @@ void writePartial(const char *why, bool fromSignal) {
   s.finished = true;
   if (s.role == Role::Silent)
     return;
+  if (fromSignal)
+    testStallInSignal(s);
   try {
     Trace t = buildRankTrace(s);
     t.header.complete = false;
