@@ -801,7 +801,7 @@ void finishNoMpi() {
   if (tls.blocked) {
     if (S().settings.verbose)
       message("sio: warning: the program exited from a signal handler that interrupted the runtime; no trace "
-            "written");
+              "written");
     return;
   }
   State &s = S();
