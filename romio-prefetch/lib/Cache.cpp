@@ -131,9 +131,13 @@ void BlockCache::copy(uint64_t file, int64_t offset, int64_t length, char *dst) 
 }
 
 bool BlockCache::demoteOldestPending() {
+  return demoteOldestPending([](const BlockKey &) { return false; });
+}
+
+bool BlockCache::demoteOldestPending(const std::function<bool(const BlockKey &)> &keep) {
   for (auto it = lru_.rbegin(); it != lru_.rend(); ++it) {
     auto m = map_.find(*it);
-    if (m->second.state == State::Ready && m->second.pending) {
+    if (m->second.state == State::Ready && m->second.pending && !keep(m->first)) {
       m->second.pending = false;
       if (onWasted)
         onWasted(m->first.file, m->second.valid);

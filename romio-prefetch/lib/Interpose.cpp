@@ -267,6 +267,42 @@ void chooseSignature(FileState &f, const std::string &sigPath) {
 // --- The prefetch thread
 // ------------------------------------------------------
 
+/// Whether the cache can hold every block of a read at once. A read that
+/// spans more blocks than the cache has is never prefetched nor waited for:
+/// it goes to MPI (loading it would evict its own first blocks).
+bool fitsInCache(const std::vector<Piece> &pieces) {
+  size_t blocks = 0;
+  for (const Piece &p : pieces)
+    blocks += g().cache->blocksSpanned(p.offset, p.length);
+  return blocks <= g().cache->capacityBlocks();
+}
+
+/// Whether a cached block belongs to the next access some file's predictor
+/// expects (the one its reader may be waiting for). Such blocks are never
+/// given up to make room, so that the prefetch thread cannot evict and
+/// reload its own work in a loop (one file's, or two files' next reads that
+/// do not fit together): when nothing else can go, it waits, and the reads
+/// go to MPI. Under G.mu.
+bool inFrontAccess(const BlockKey &key) {
+  Global &G = g();
+  const int64_t bs = int64_t(G.cache->blockSize());
+  for (auto &[fh, fp] : G.files) {
+    const FileState &o = *fp;
+    if (o.id != key.file)
+      continue;
+    if (!o.enabled || o.atomic || !o.view)
+      return false;
+    const auto front = o.predictor.upcoming(1);
+    if (front.empty())
+      return false;
+    for (const Piece &p : o.view->map(front[0].offset, front[0].size))
+      if (key.block >= p.offset / bs && key.block <= (p.offset + p.length - 1) / bs)
+        return true;
+    return false;
+  }
+  return false;
+}
+
 void prefetchLoop() {
   Global &G = g();
   std::unique_lock lock(G.mu);
@@ -279,7 +315,10 @@ void prefetchLoop() {
       const auto next = f.predictor.upcoming(f.distance);
       const int64_t bs = int64_t(G.cache->blockSize());
       for (const Access &a : next) {
-        for (const Piece &p : f.view->map(a.offset, a.size)) {
+        const auto pieces = f.view->map(a.offset, a.size);
+        if (!fitsInCache(pieces))
+          continue; // read through MPI (tryServe): never prefetched
+        for (const Piece &p : pieces) {
           for (int64_t b = p.offset / bs; b <= (p.offset + p.length - 1) / bs; ++b) {
             const BlockKey key{f.id, b};
             if (G.cache->contains(key))
@@ -288,7 +327,7 @@ void prefetchLoop() {
               // Full of predictions not yet read: wait for the application,
               // unless even its next access is not cached (the predictions
               // are stale); then the oldest one gives way.
-              if (&a != &next.front() || !G.cache->demoteOldestPending() ||
+              if (&a != &next.front() || !G.cache->demoteOldestPending(inFrontAccess) ||
                   G.cache->claim(key, f.generation) != BlockCache::Claim::Claimed)
                 goto nextFile;
             }
@@ -391,7 +430,7 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
   ++f.c.reads;
   bool hit = false, late = false;
   std::optional<bool> predicted; // this read is the predictor's next access
-  if (f.enabled && !f.atomic) {
+  if (f.enabled && !f.atomic && fitsInCache(pieces)) {
     for (;;) {
       BlockCache::Lookup worst = BlockCache::Lookup::Hit;
       for (const Piece &p : pieces) {

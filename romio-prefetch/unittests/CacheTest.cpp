@@ -107,6 +107,30 @@ TEST(BlockCache, StalePredictionsGiveWayWhenDemoted) {
   EXPECT_EQ(wasted[1], 1024u);
 }
 
+TEST(BlockCache, BlocksAReaderWaitsForAreNotDemoted) {
+  // The prefetcher's next access spans blocks 0-2 of a 3-block cache that
+  // already holds 0 and 1 and a stale block 7: only block 7 may give way,
+  // then the cache is full of what the reader needs and nothing more goes
+  // (before, the oldest pending block went, the access's own block 0, and
+  // the prefetcher reloaded it next: a loop without end).
+  BlockCache c(1024, 3 * 1024);
+  load(c, 7);
+  load(c, 0);
+  load(c, 1);
+  auto wanted = [](const BlockKey &k) { return k.block <= 2; };
+  EXPECT_EQ(c.claim({1, 2}, 0), BlockCache::Claim::Full);
+  ASSERT_TRUE(c.demoteOldestPending(wanted));
+  EXPECT_EQ(c.claim({1, 2}, 0), BlockCache::Claim::Claimed);
+  EXPECT_FALSE(c.contains({1, 7}));
+  EXPECT_TRUE(c.fill({1, 2}, 0, 1024));
+  EXPECT_EQ(c.claim({1, 3}, 0), BlockCache::Claim::Full);
+  EXPECT_FALSE(c.demoteOldestPending(wanted));
+  EXPECT_EQ(c.lookup(1, 0, 3 * 1024), BlockCache::Lookup::Hit);
+  EXPECT_EQ(c.blocksSpanned(1000, 100), 2u);
+  EXPECT_EQ(c.blocksSpanned(0, 3 * 1024), 3u);
+  EXPECT_EQ(c.blocksSpanned(0, 0), 0u);
+}
+
 TEST(BlockCache, DroppingUnreadPrefetchesCountsWaste) {
   BlockCache c(1024, 8 * 1024);
   std::map<uint64_t, uint64_t> wasted;

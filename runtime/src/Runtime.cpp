@@ -1,12 +1,15 @@
 // Runtime lifecycle and the drain side: settings, per-thread buffers, record
 // conversion into the IntraRankCompressor, the rank's trace, the binomial
-// merge at MPI_Finalize, partial traces on signals, the trace file.
+// merge at MPI_Finalize, partial traces (the signals that ask for them are
+// Signals.cpp's), the trace file.
 #include "Runtime.h"
 
 #include "compress/InterRank.h"
 #include "compress/IntraRank.h"
 #include "MemoryBudget.h"
+#include "Signals.h"
 #include "sio/siotrace_abi.h"
+#include "sio/trace/AtomicFile.h"
 #include "sio/trace/Json.h"
 
 #include <mpi.h>
@@ -427,6 +430,7 @@ void convertRun(State &s, DrainQueue &q, ThreadBuffer *b) {
       s.convertedSinceCapCheck = 0;
       checkCap(s);
     }
+    signalWorkProgress(); // a partial trace's conversion moves on (the watchdog)
     if (!next || next->open || next->seq > s.nextSeq)
       return;
     h = next;
@@ -576,6 +580,7 @@ void fillSiteTables(State &s, Trace &t) {
 /// This rank's trace: header, tables, compressed body.
 Trace buildRankTrace(State &s) {
   drainAll(s);
+  signalWorkProgress();
   Trace t;
   t.header.version = kFormatVersion;
   t.header.generator = "sio-runtime " SIO_VERSION;
@@ -616,15 +621,65 @@ Trace buildRankTrace(State &s) {
   std::vector<std::string>().swap(s.strings);
   std::unordered_map<std::string, int64_t>().swap(s.stringIds);
   freeSpareBlocks(Q());
+  signalWorkProgress();
   fillObjectTables(t, s.rank);
   t.body = s.comp.finish(s.rank, s.nranks);
+  signalWorkProgress();
   formatLoopFileNames(t, s.rank); // dir.<rank>/file.<rank>.<i0>: one entry per format
   return t;
 }
 
-void writeTrace(State &s, Trace &t, const std::string &path) {
+/// Testing hook: SIO_TEST_FINALIZE_FAULT=stall-in-signal:RANK makes the
+/// partial write of a signal handler stop moving for good, as a lock of libc
+/// held by the interrupted code would: the watchdog must end the process.
+void testStallInSignal(const State &s) {
+  static const char *spec = std::getenv("SIO_TEST_FINALIZE_FAULT");
+  if (spec == nullptr || "stall-in-signal:" + std::to_string(s.rank) != spec)
+    return;
+  const struct timespec second = {1, 0};
+  while (true)
+    nanosleep(&second, nullptr);
+}
+
+/// Testing hook: SIO_TEST_FINALIZE_FAULT=term-in-write:RANK (kill-in-write)
+/// sends the process SIGTERM (SIGKILL) once the first piece of the final
+/// trace is written, as a batch system's kill landing then would.
+void testSignalInWrite(const State &s) {
+  static const char *spec = std::getenv("SIO_TEST_FINALIZE_FAULT");
+  static bool sent = false;
+  if (spec == nullptr || sent)
+    return;
+  const std::string rank = ":" + std::to_string(s.rank);
+  if (spec == "term-in-write" + rank) {
+    sent = true;
+    kill(getpid(), SIGTERM);
+  } else if (spec == "kill-in-write" + rank) {
+    sent = true;
+    kill(getpid(), SIGKILL);
+  }
+}
+
+/// Writes a trace file (streamed, through a temporary: AtomicFile.h). Outside
+/// a signal handler a SIGTERM is held until the file is in place; inside
+/// one, every piece tells the watchdog the write is moving. `final`: the
+/// run's trace, after which temporaries that killed runs left beside it go.
+void writeTrace(State &s, Trace &t, const std::string &path, bool fromSignal, bool final) {
+  std::optional<HeldTermination> hold;
+  if (!fromSignal)
+    hold.emplace();
   try {
-    writeTraceFile(path, t);
+    writeFileAtomically(path, [&](const TextSink &sink) {
+      writeTraceTo(
+          [&](std::string_view piece) {
+            signalWorkProgress();
+            sink(piece);
+            if (final)
+              testSignalInWrite(s);
+          },
+          t);
+    });
+    if (final)
+      removeStaleTemporaries(path);
     if (s.settings.verbose)
       message("sio: rank " + std::to_string(s.rank) + " wrote " + path);
   } catch (const std::exception &e) {
@@ -758,6 +813,16 @@ double nowMs() {
 }
 
 void finishNoMpi() {
+  // exit() from a signal handler that interrupted the runtime on this thread
+  // (its state may be half-updated; the recursive lock would let us in): no
+  // trace rather than a crash in the program's exit (said only with
+  // SIO_VERBOSE: the program's stderr stays its own).
+  if (tls.blocked) {
+    if (S().settings.verbose)
+      message("sio: warning: the program exited from a signal handler that interrupted the runtime; no trace "
+              "written");
+    return;
+  }
   State &s = S();
   Blocked blk;
   std::lock_guard lk(s.mu);
@@ -777,138 +842,7 @@ void finishNoMpi() {
   t.header.metadata["merge_rounds"] = "0";
   finalizeMerged(t);
   fillSiteTables(s, t);
-  writeTrace(s, t, tracePath(s));
-}
-
-// ---- signals ----------------------------------------------------------------
-
-struct sigaction g_prev[NSIG]; ///< the program's dispositions, restored to chain
-
-std::atomic<bool> g_inSignal{false}, g_signalDone{false};
-
-/// Restores the disposition the program had and re-raises (delivered when the
-/// handler returns: the signal is blocked on this thread until then).
-void chainSignal(int sig) {
-  sigaction(sig, &g_prev[sig], nullptr);
-  raise(sig);
-}
-
-void onSignal(int sig) {
-  // Interrupting nextBlock on this thread (a batch conversion, which is the
-  // default, or a wait for the lock while the drain thread converts): the
-  // runtime's state is mid-update, so the partial trace could not be written
-  // now. The signal is handled when nextBlock is done, milliseconds later.
-  if (tls.converting) {
-    tls.deferredSignal = sig;
-    return;
-  }
-  int saved = errno;
-  // A second SIGTERM (mpiexec and the batch system both send one) may land on
-  // another thread (MPICH has one) while this one writes: it waits for the
-  // first handler to finish, rather than find the default disposition and
-  // kill the rank mid-write, then goes where the program's own disposition
-  // sends it. Bounded, never a hang.
-  if (g_inSignal.exchange(true)) {
-    const struct timespec tenth = {0, 100000000};
-    for (int i = 0; i < 300 && !g_signalDone.load(); ++i)
-      nanosleep(&tenth, nullptr); // async-signal-safe, unlike usleep
-  } else {
-    writePartial(sig == SIGTERM ? "killed by SIGTERM" : "aborted (SIGABRT)", true);
-    g_signalDone.store(true);
-  }
-  errno = saved;
-  chainSignal(sig);
-}
-
-// A fault (SIGSEGV, SIGBUS) may leave the heap or a lock of libc in a state
-// in which writing the partial trace crashes or hangs. A crash inside the
-// handler kills the process with the same signal (it is blocked there, so
-// the kernel forces the default action). Against a hang, an alarm: its
-// handler restores the default disposition of the fault and re-raises it
-// unblocked, so the process still dies of the fault, with its status.
-volatile sig_atomic_t g_faultSig = 0;
-constexpr unsigned kFaultWriteSeconds = 10;
-
-void onFaultWatchdog(int) {
-  int sig = g_faultSig;
-  struct sigaction dfl;
-  std::memset(&dfl, 0, sizeof dfl);
-  dfl.sa_handler = SIG_DFL;
-  sigaction(sig, &dfl, nullptr);
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, sig);
-  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
-  raise(sig);
-}
-
-void onFault(int sig) {
-  int saved = errno;
-  if (g_inSignal.exchange(true)) {
-    const struct timespec tenth = {0, 100000000};
-    for (int i = 0; i < 300 && !g_signalDone.load(); ++i)
-      nanosleep(&tenth, nullptr);
-  } else {
-    g_faultSig = sig;
-    struct sigaction wd;
-    std::memset(&wd, 0, sizeof wd);
-    wd.sa_handler = onFaultWatchdog;
-    sigemptyset(&wd.sa_mask);
-    sigaction(SIGALRM, &wd, nullptr);
-    alarm(kFaultWriteSeconds);
-    writePartial(sig == SIGSEGV ? "segmentation fault (SIGSEGV)" : "bus error (SIGBUS)", true);
-    alarm(0);
-    g_signalDone.store(true);
-  }
-  errno = saved;
-  // The previous disposition (the default: see installSignalHandlers) kills
-  // the process when the handler returns, or the faulting instruction, run
-  // again, faults again.
-  chainSignal(sig);
-}
-
-/// An alternate stack for the main thread, so that a stack overflow there
-/// still gets its partial trace (other threads' overflows kill the process
-/// without one).
-void installAltStack() {
-  stack_t current;
-  if (sigaltstack(nullptr, &current) == 0 && !(current.ss_flags & SS_DISABLE))
-    return; // the program has one
-  constexpr size_t kSize = 1 << 20;
-  void *mem = std::malloc(kSize);
-  if (!mem)
-    return;
-  stack_t st;
-  st.ss_sp = mem;
-  st.ss_size = kSize;
-  st.ss_flags = 0;
-  if (sigaltstack(&st, nullptr) != 0)
-    std::free(mem);
-}
-
-void installFaultHandlers() {
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof sa);
-  sa.sa_handler = onFault;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_ONSTACK;
-  // A handler installed before ours (UCX's, loaded with libmpi, prints a
-  // backtrace) is chained to; one installed after ours replaces it.
-  sigaction(SIGSEGV, &sa, &g_prev[SIGSEGV]);
-  sigaction(SIGBUS, &sa, &g_prev[SIGBUS]);
-  installAltStack();
-}
-
-void installSignalHandlers() {
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof sa);
-  sa.sa_handler = onSignal;
-  sigemptyset(&sa.sa_mask);
-  // No SA_RESETHAND: the handler stays installed while it writes (see onSignal).
-  sa.sa_flags = 0;
-  sigaction(SIGTERM, &sa, &g_prev[SIGTERM]);
-  sigaction(SIGABRT, &sa, &g_prev[SIGABRT]);
-  installFaultHandlers();
+  writeTrace(s, t, tracePath(s), false, true);
 }
 
 // ---- fork ------------------------------------------------------------------------
@@ -1085,7 +1019,7 @@ void nextBlock(ThreadBuffer *b) {
     // A signal that landed during the batch (onSignal): handled now, outside
     // the runtime's lock, as if it had arrived here.
     tls.deferredSignal = 0;
-    onSignal(sig);
+    handleDeferredSignal(sig);
   }
 }
 
@@ -1338,7 +1272,7 @@ void finalizeMerge(State &s) {
     t.header.metadata["finalize_ms"] = b;
     std::snprintf(b, sizeof b, "%.3f", buildMs);
     t.header.metadata["rank0_build_ms"] = b;
-    writeTrace(s, t, tracePath(s));
+    writeTrace(s, t, tracePath(s), false, true);
   }
   if (s.settings.verbose)
     message("sio: rank " + std::to_string(s.rank) + ": " + std::to_string(s.events) + " events, " +
@@ -1368,14 +1302,14 @@ void finalizeMpi() {
 
 namespace {
 /// This rank's trace as it stands, marked incomplete with `why`, at `path`.
-void writePartialTrace(State &s, const std::string &why, const std::string &path) {
+void writePartialTrace(State &s, const std::string &why, const std::string &path, bool fromSignal) {
   try {
     Trace t = buildRankTrace(s);
     t.header.complete = false;
     t.header.notes.push_back(std::string("partial trace of rank ") + std::to_string(s.rank) + ": " + why);
     t.header.metadata["partial_rank"] = std::to_string(s.rank);
     fillSiteTables(s, t);
-    writeTrace(s, t, path);
+    writeTrace(s, t, path, fromSignal, false);
   } catch (const std::exception &e) {
     message(std::string("sio: warning: no partial trace: ") + e.what());
   }
@@ -1403,7 +1337,9 @@ void writePartial(const char *why, bool fromSignal) {
   s.finished = true;
   if (s.role == Role::Silent)
     return;
-  writePartialTrace(s, why, tracePath(s) + ".rank" + std::to_string(s.rank) + ".partial.sio.json");
+  if (fromSignal)
+    testStallInSignal(s);
+  writePartialTrace(s, why, tracePath(s) + ".rank" + std::to_string(s.rank) + ".partial.sio.json", fromSignal);
 }
 
 const char *prepareExec(const char *path) {
@@ -1424,7 +1360,7 @@ const char *prepareExec(const char *path) {
       tracePath(s) + ".rank" + std::to_string(s.rank) + ".exec" + std::to_string(generation) + ".partial.sio.json";
   writePartialTrace(s, std::string("the process replaced this program with exec of '") + (path ? path : "") +
                            "'; its later calls are in the new program's trace",
-                    out);
+                    out, false);
   // Handed to the new image in its environment; static, as exec reads it.
   static std::string entry;
   entry = std::string(kExecPredecessorVar) + "=" + std::to_string(s.pid) + ":" + std::to_string(generation) + ":" +

@@ -80,6 +80,17 @@ public:
   /// application's next access is not cached: those predictions are stale
   /// (a signature that was wrong or the application moved elsewhere).
   bool demoteOldestPending();
+  /// The same, skipping the blocks `keep` says are still wanted (those of
+  /// the access a reader waits for: demoting them would make the prefetcher
+  /// evict and reload its own work forever).
+  bool demoteOldestPending(const std::function<bool(const BlockKey &)> &keep);
+  /// The blocks a byte range spans.
+  size_t blocksSpanned(int64_t offset, int64_t length) const {
+    if (length <= 0)
+      return 0;
+    const int64_t bs = int64_t(blockSize_);
+    return size_t((offset + length - 1) / bs - offset / bs + 1);
+  }
   bool contains(BlockKey key) const { return map_.count(key) != 0; }
   const Entry *find(BlockKey key) const;
 
