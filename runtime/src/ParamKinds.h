@@ -242,9 +242,10 @@ struct FcntlDup : KindBase {
 /// A file name: its id in the rank's file table. Excluded paths veto.
 /// The name is the application's memory and may be unreadable (a wild
 /// pointer: the untraced call fails with EFAULT). A POSIX or stdio call's
-/// name is read after the call (settlePaths): if the call succeeded the
-/// kernel has read it, so it is readable; if it failed it is probed
-/// (probePath), and only that costs a system call. An MPI call's name is
+/// name is read after the call (settlePaths): if the call succeeded, or
+/// failed after its lookup, the kernel has read it, so it is readable; if it
+/// failed before (EFAULT, EINVAL, ...) it is probed (probePath), and only
+/// that costs a system call. An MPI call's name is
 /// probed before the call (one system call next to a collective open).
 struct Path : KindBase {
   static constexpr int kSlots = 1;
@@ -272,14 +273,41 @@ struct Path : KindBase {
 /// What settlePaths decided for a call whose paths it read.
 enum class Paths { Record, Skip, PastCap };
 
-/// After a POSIX or stdio call: reads its paths (directly after a success,
-/// through probePath after a failure) into their slots. Skip: a name is
-/// unreadable or excluded, the call is not recorded; PastCap: a name the cap
-/// kept out of the file table, the call counts as dropped.
-__attribute__((noinline)) inline Paths settlePaths(Call &c, bool failed) {
+/// Whether a call that failed with `err` may have failed before the kernel
+/// (or glibc) read its path. The kernel copies a path whole (getname) before
+/// it looks anything up, so a lookup's failure (ENOENT, EEXIST, EACCES,
+/// ENOTDIR, ...) means the name was readable. Before getname come only the
+/// argument checks (EINVAL: open flags, truncate to a negative length, AT_*
+/// flags, fopen's mode), getname's own failures (EFAULT, ENAMETOOLONG,
+/// ENOMEM), and what a seccomp filter or an old kernel answers instead of
+/// running the call (EPERM, ENOSYS); EBADF for the stdio calls that check a
+/// stream first.
+inline bool pathMayBeUnread(int err) {
+  switch (err) {
+  case EFAULT:
+  case EINVAL:
+  case ENAMETOOLONG:
+  case ENOMEM:
+  case EPERM:
+  case ENOSYS:
+  case EBADF:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// After a POSIX or stdio call: reads its paths into their slots, directly
+/// when the kernel has read them (a success, or a failure past the lookup:
+/// pathMayBeUnread), through probePath otherwise (`err`: the failed call's
+/// errno, 0 after a success). Skip: a name is unreadable or excluded, the
+/// call is not recorded; PastCap: a name the cap kept out of the file table,
+/// the call counts as dropped.
+__attribute__((noinline)) inline Paths settlePaths(Call &c, int err) {
+  const bool probe = pathMayBeUnread(err);
   Paths verdict = Paths::Record;
   for (int k = 0; k < c.npaths; ++k) {
-    const char *name = failed ? probePath(c.paths[k]) : c.paths[k];
+    const char *name = probe ? probePath(c.paths[k]) : c.paths[k];
     if (name == nullptr || pathExcluded(name))
       return Paths::Skip;
     const int64_t id = fileId(name);

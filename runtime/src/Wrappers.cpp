@@ -218,7 +218,7 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
     c.ret = retValue(r);
     if constexpr ((std::is_same_v<typename As::Kind, pk::Path> || ...)) {
       if (c.npaths) {
-        const pk::Paths paths = pk::settlePaths(c, failedCall(r));
+        const pk::Paths paths = pk::settlePaths(c, failedCall(r) && !endNotError ? err : 0);
         if (paths != pk::Paths::Record) {
           if (rec != &t_scratch) {
             if (paths == pk::Paths::PastCap)
