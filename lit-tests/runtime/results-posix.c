@@ -33,7 +33,7 @@
  * DUMP-NEXT: pwrite(fd=0, count=4096, offset=4096*i0) -> error=9 EBADF
  * DUMP: pread(fd=0, count=4096, offset=4096) -> result=1904
  * DUMP-NEXT: pread(fd=0, count=4096, offset=6000) -> result=0
- * DUMP-NEXT: preadv(fd=0, iovcnt=2, bytes=4096, offset=5000) -> result=1000
+ * DUMP-NEXT: preadv(fd=0, iovcnt=2, offset=5000, bytes=4096) -> result=1000
  * DUMP: open(file=f{{[0-9]+}} "no/such/dir/file", flags=0) -> fd=-1, error=2 ENOENT
  */
 #include <errno.h>

@@ -632,15 +632,19 @@ private:
       }
       if (op == "close" || op == "fsync" || op == "fdatasync")
         return {posix(op + "(" + fdArg() + ")")};
+      if (op == "dup" || op == "dup2")
+        return duplicate(op, p, expected, posix);
       if (op == "read" || op == "write")
         return {posix(op + "(" + fdArg() + ", " + bytes("count") + ")")};
       if (op == "pread" || op == "pwrite")
         return {posix(op + "(" + fdArg() + ", " + bytes("count") + ", off_t(" + p("offset") + "))")};
+      // `bytes` is recorded for successful calls only (a failed call's iovec
+      // array may not be readable): a failed one gets an empty array.
+      auto iov = [&] { return "buffer.iov(" + p("iovcnt") + ", " + (p.has("bytes") ? p("bytes") : "0") + ")"; };
       if (op == "readv" || op == "writev")
-        return {posix(op + "(" + fdArg() + ", buffer.iov(" + p("iovcnt") + ", " + p("bytes") + "), " + intArg("iovcnt") + ")")};
+        return {posix(op + "(" + fdArg() + ", " + iov() + ", " + intArg("iovcnt") + ")")};
       if (op == "preadv" || op == "pwritev")
-        return {posix(op + "(" + fdArg() + ", buffer.iov(" + p("iovcnt") + ", " + p("bytes") + "), " + intArg("iovcnt") +
-                      ", off_t(" + p("offset") + "))")};
+        return {posix(op + "(" + fdArg() + ", " + iov() + ", " + intArg("iovcnt") + ", off_t(" + p("offset") + "))")};
       if (op == "lseek")
         return {posix("lseek(" + fdArg() + ", off_t(" + p("offset") + "), " + whence(p) + ")")};
       if (op == "ftruncate")
@@ -1205,6 +1209,24 @@ private:
   /// (Writing); read and write (ReadWrite: written only if something then
   /// writes it, as gfortran opens its input files O_RDWR); read only.
   enum class OpenIntent { Reading, ReadWrite, Writing };
+
+  /// dup (dup, fcntl F_DUPFD) and dup2 (dup2, dup3): the new code `fd`
+  /// names the source's (`oldfd`) file; dup2 replaces its target (`newfd`).
+  /// Codes of -1 (descriptors the trace does not know) are resolved by the
+  /// prelude's dup2Codes and storeDescriptor, since they may differ between
+  /// iterations and ranks.
+  std::vector<std::string> duplicate(const std::string &op, Params &p, const std::string &expected,
+                                     const std::function<std::string(const std::string &)> &posix) {
+    const bool failed = !expected.empty();
+    std::string call = op == "dup" ? "dup(fd[" + p("oldfd") + "])"
+                                   : "dup2Codes(" + p("oldfd") + ", " + p("newfd") + (failed ? ", true)" : ", false)");
+    if (failed) // failed in the application: the same attempt
+      return {posix(call)};
+    if (auto from = p.constant("oldfd"), to = p.constant("fd"); from && to && *to >= 0)
+      if (auto file = handleFile_.find({"fd", *from}); file != handleFile_.end())
+        handleFile_[{"fd", *to}] = file->second;
+    return {"storeDescriptor(" + p("fd") + ", " + call + ");"};
+  }
 
   void noteOpen(Params &p, const std::string &handle, OpenIntent intent) {
     auto file = p.constant("file");

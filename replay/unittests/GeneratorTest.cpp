@@ -212,5 +212,34 @@ TEST(Generator, MissingParameterIsAClearError) {
   EXPECT_THROW(generateReplay(trace), UnsupportedTrace);
 }
 
+// Duplicated descriptors (docs/replay.md): dup and dup2 store the new code;
+// codes of -1 (descriptors the trace does not know) go to dup2Codes, which
+// resolves them; a failed dup2 is the same attempt.
+TEST(Generator, DupAndDup2StoreTheNewCode) {
+  std::string files = R"([{"id": 0, "name": [{"text": "a.dat"}]}])";
+  std::string body = "[" + event(1, "open", "posix", R"({"file": 0, "flags": 577, "mode": 420, "fd": 0})") + ", " +
+                     event(1, "dup", "posix", R"({"oldfd": 0, "fd": 1})") + ", " +
+                     event(1, "dup2", "posix", R"({"oldfd": 0, "newfd": 1, "fd": 2})") + ", " +
+                     event(1, "dup2", "posix", R"({"oldfd": -1, "newfd": 2, "fd": -1})") + ", " +
+                     event(1, "dup2", "posix", R"({"oldfd": 0, "newfd": -1, "fd": -1, "error": 9})") + "]";
+  std::string program = generateReplay(makeTrace(1, files, body));
+  EXPECT_NE(program.find("storeDescriptor(1, dup(fd[0]));"), std::string::npos) << program;
+  EXPECT_NE(program.find("storeDescriptor(2, dup2Codes(0, 1, false));"), std::string::npos);
+  EXPECT_NE(program.find("storeDescriptor(-1, dup2Codes(-1, 2, false));"), std::string::npos);
+  EXPECT_NE(program.find(R"(expectPosixFailure(dup2Codes(0, -1, true), EBADF, "EBADF");)"), std::string::npos);
+}
+
+// A failed writev has no `bytes` (the runtime reads the array only after a
+// success): the replay gives it an empty one.
+TEST(Generator, FailedWritevWithoutBytes) {
+  std::string files = R"([{"id": 0, "name": [{"text": "a.dat"}]}])";
+  std::string body = "[" + event(1, "open", "posix", R"({"file": 0, "flags": 577, "mode": 420, "fd": 0})") + ", " +
+                     event(1, "writev", "posix", R"({"fd": 0, "iovcnt": 1025, "error": 22})") + "]";
+  std::string program = generateReplay(makeTrace(1, files, body));
+  EXPECT_NE(program.find(R"(expectPosixFailure(writev(fd[0], buffer.iov(1025, 0), 1025), EINVAL, "EINVAL");)"),
+            std::string::npos)
+      << program;
+}
+
 } // namespace
 } // namespace sio::replay

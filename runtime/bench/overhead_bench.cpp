@@ -33,6 +33,7 @@
 #include <fcntl.h>
 #include <dlfcn.h>
 #include <string>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <thread>
 #include <unistd.h>
@@ -181,6 +182,29 @@ void BM_PairedLseek(benchmark::State &state) {
       [](int fd) { return syscall(SYS_lseek, fd, 0, SEEK_SET); });
 }
 BENCHMARK(BM_PairedLseek)->Iterations(4000);
+
+// Path calls (docs/runtime.md, "What the runtime never does"): the path is
+// read after the call. A stat that succeeds, or fails after the kernel's
+// lookup (ENOENT), reads it directly, at no extra system call; one that
+// fails before the kernel read the path (EINVAL: fstatat with an invalid
+// flag) has it probed with process_vm_readv (PathProbe.cpp). Each against
+// the raw system call.
+void pairedStat(benchmark::State &state, const char *suffix, int flags) {
+  static std::string path;
+  static struct stat st;
+  static int atFlags;
+  path = hot().path + suffix;
+  atFlags = flags;
+  pairedCalls(
+      state, false, [](int) { return fstatat(AT_FDCWD, path.c_str(), &st, atFlags); },
+      [](int) { return syscall(SYS_newfstatat, AT_FDCWD, path.c_str(), &st, atFlags); });
+}
+void BM_PairedStat(benchmark::State &state) { pairedStat(state, "", 0); }
+BENCHMARK(BM_PairedStat)->Iterations(4000);
+void BM_PairedStatMissing(benchmark::State &state) { pairedStat(state, ".missing", 0); }
+BENCHMARK(BM_PairedStatMissing)->Iterations(4000);
+void BM_PairedStatBadFlags(benchmark::State &state) { pairedStat(state, "", 0x40000000); }
+BENCHMARK(BM_PairedStatBadFlags)->Iterations(4000);
 
 // glibc's pwrite itself, looked up in libc so the wrapper is not in the way.
 void BM_PairedLibcPwrite(benchmark::State &state) {

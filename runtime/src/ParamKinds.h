@@ -5,6 +5,7 @@
 // first sight of a path, string or MPI object.
 #pragma once
 
+#include "PathProbe.h"
 #include "Runtime.h"
 
 #include <mpi.h>
@@ -30,7 +31,16 @@ struct Call {
   const int *arrays[2]; ///< IntArray parameters (topology arguments), left uninitialised
   int narrays = 0;
   int fd = -1;
+  /// dup2/dup3: the codes of the source's and the target's files (-1: none).
+  int32_t dupFromCode = -1, dupOntoCode = -1;
   const struct iovec *iov = nullptr;
+  /// MPI calls read their paths before the call (pk::Path); POSIX and stdio
+  /// calls after it, into these (settlePaths).
+  bool mpi = false;
+  int npaths = 0;
+  const char *paths[2]; // left uninitialised
+  uint8_t pathSlot[2];  // their slots in the record
+
   const void *fh = nullptr;
   /// A name the cap kept out of the file or string table (the cap was
   /// reached after the wrapper looked): the call counts as dropped.
@@ -190,18 +200,124 @@ using StreamClose = TabledHandle<Table::Stream, true>;
 using Dir = TabledHandle<Table::Dir, false>;
 using DirClose = TabledHandle<Table::Dir, true>;
 
-/// A file name: its id in the rank's file table. Excluded paths veto.
-struct Path : KindBase {
+/// The code of descriptor `fd`'s file, -1 if its open was not recorded.
+inline int32_t fdCodeOf(int fd) {
+  return unsigned(fd) < unsigned(kMaxFd) ? g_fdCode[fd].load(std::memory_order_relaxed) - 1 : -1;
+}
+
+/// dup2/dup3's source: its code, or -1 if its open was not recorded (the
+/// call is still recorded when the target's was: the kernel closes that file).
+struct DupFrom : KindBase {
   static constexpr int kSlots = 1;
-  static bool pre(Call &c, const char *n, const char *path) {
-    if (path == nullptr || pathExcluded(path))
-      return false;
-    const int64_t id = fileId(path);
-    c.pastCap |= id < 0;
-    c.rec->add(n, id);
+  static bool pre(Call &c, const char *n, int fd) {
+    c.fd = fd;
+    c.dupFromCode = fdCodeOf(fd);
+    c.rec->add(n, c.dupFromCode);
     return true;
   }
 };
+
+/// dup2/dup3's target: the code of the file it named (-1: none recorded),
+/// released by RetDup2 once the call succeeded. A call where neither
+/// descriptor is traced is not recorded. Read before the call: the target
+/// cannot change hands meanwhile (dup2 replaces it atomically), short of the
+/// application closing it on another thread while it dup2s onto it.
+struct DupOnto : KindBase {
+  static constexpr int kSlots = 1;
+  static bool pre(Call &c, const char *n, int fd) {
+    c.dupOntoCode = fdCodeOf(fd);
+    if (c.dupFromCode < 0 && c.dupOntoCode < 0)
+      return false;
+    c.rec->add(n, c.dupOntoCode);
+    return true;
+  }
+};
+
+/// fcntl: recorded (as `dup`) for the commands that duplicate only.
+struct FcntlDup : KindBase {
+  static constexpr int kSlots = 0;
+  static bool pre(Call &, const char *, int cmd) { return cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC; }
+};
+
+/// A file name: its id in the rank's file table. Excluded paths veto.
+/// The name is the application's memory and may be unreadable (a wild
+/// pointer: the untraced call fails with EFAULT). A POSIX or stdio call's
+/// name is read after the call (settlePaths): if the call succeeded, or
+/// failed after its lookup, the kernel has read it, so it is readable; if it
+/// failed before (EFAULT, EINVAL, ...) it is probed (probePath), and only
+/// that costs a system call. An MPI call's name is
+/// probed before the call (one system call next to a collective open).
+struct Path : KindBase {
+  static constexpr int kSlots = 1;
+  static bool pre(Call &c, const char *n, const char *path) {
+    if (path == nullptr)
+      return false;
+    if (c.mpi) {
+      const char *readable = probePath(path);
+      if (readable == nullptr || pathExcluded(readable))
+        return false;
+      const int64_t id = fileId(readable);
+      c.pastCap |= id < 0;
+      c.rec->add(n, id);
+      return true;
+    }
+    if (c.npaths < 2) {
+      c.paths[c.npaths] = path;
+      c.pathSlot[c.npaths++] = c.rec->nslots;
+    }
+    c.rec->add(n, -1); // the id once the name is read
+    return true;
+  }
+};
+
+/// What settlePaths decided for a call whose paths it read.
+enum class Paths { Record, Skip, PastCap };
+
+/// Whether a call that failed with `err` may have failed before the kernel
+/// (or glibc) read its path. The kernel copies a path whole (getname) before
+/// it looks anything up, so a lookup's failure (ENOENT, EEXIST, EACCES,
+/// ENOTDIR, ...) means the name was readable. Before getname come only the
+/// argument checks (EINVAL: open flags, truncate to a negative length, AT_*
+/// flags, fopen's mode), getname's own failures (EFAULT, ENAMETOOLONG,
+/// ENOMEM), and what a seccomp filter or an old kernel answers instead of
+/// running the call (EPERM, ENOSYS); EBADF for the stdio calls that check a
+/// stream first.
+inline bool pathMayBeUnread(int err) {
+  switch (err) {
+  case EFAULT:
+  case EINVAL:
+  case ENAMETOOLONG:
+  case ENOMEM:
+  case EPERM:
+  case ENOSYS:
+  case EBADF:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// After a POSIX or stdio call: reads its paths into their slots, directly
+/// when the kernel has read them (a success, or a failure past the lookup:
+/// pathMayBeUnread), through probePath otherwise (`err`: the failed call's
+/// errno, 0 after a success). Skip: a name is unreadable or excluded, the
+/// call is not recorded; PastCap: a name the cap kept out of the file table,
+/// the call counts as dropped.
+__attribute__((noinline)) inline Paths settlePaths(Call &c, int err) {
+  const bool probe = pathMayBeUnread(err);
+  Paths verdict = Paths::Record;
+  for (int k = 0; k < c.npaths; ++k) {
+    const char *name = probe ? probePath(c.paths[k]) : c.paths[k];
+    if (name == nullptr || pathExcluded(name))
+      return Paths::Skip;
+    const int64_t id = fileId(name);
+    if (id < 0)
+      verdict = Paths::PastCap;
+    if (c.pathSlot[k] < c.rec->nslots)
+      c.rec->slots[c.pathSlot[k]].value = id;
+  }
+  return verdict;
+}
 
 struct Str : KindBase {
   static constexpr int kSlots = 1;
@@ -221,16 +337,24 @@ struct Iov : KindBase {
   }
 };
 
-/// iovcnt, plus the total of the iov lengths as `bytes`.
+/// iovcnt, plus the total of the iov lengths as `bytes` after a successful
+/// call only: before the call, or after a failed one, the array may be
+/// unreadable or shorter than iovcnt says (negative, past IOV_MAX), which
+/// the kernel rejects (EFAULT, EINVAL) without reading it. What the call
+/// moved is `result`.
 struct IovCnt : KindBase {
   static constexpr int kSlots = 2;
   static bool pre(Call &c, const char *n, int cnt) {
     c.rec->add(n, cnt);
+    return true;
+  }
+  static void post(Call &c, const char *, int cnt) {
+    if (c.ret < 0 || c.iov == nullptr)
+      return;
     int64_t bytes = 0;
-    for (int i = 0; c.iov && i < cnt; ++i)
+    for (int i = 0; i < cnt; ++i)
       bytes += int64_t(c.iov[i].iov_len);
     c.rec->add("bytes", bytes);
-    return true;
   }
 };
 
@@ -572,6 +696,26 @@ struct None {
   template <class R> static void post(Call &, R) {}
 };
 using RetFd = NewTabledHandle<Table::Fd>;
+/// dup2/dup3's new descriptor (the target's number): a new code naming the
+/// source's file (-1: the source is not traced, so neither is the target
+/// from now on, or the call failed). The target's previous file is released
+/// (Call::finish). dup2(fd, fd) changes nothing and keeps fd's code.
+struct RetDup2 {
+  static constexpr int kSlots = 1;
+  static void post(Call &c, int r) {
+    int32_t code = -1;
+    if (r >= 0 && r == c.fd) {
+      code = c.dupFromCode;
+    } else if (r >= 0) {
+      c.released[int(Table::Fd)] = c.dupOntoCode;
+      if (c.dupFromCode >= 0 && unsigned(r) < unsigned(kMaxFd))
+        code = newFdCode();
+      if (unsigned(r) < unsigned(kMaxFd))
+        g_fdCode[r].store(code + 1, std::memory_order_relaxed);
+    }
+    c.rec->add("fd", code);
+  }
+};
 /// read/write-like calls: the bytes transferred (the return value when it
 /// is not -1; a failure is recorded as `error` by the wrapper).
 struct RetBytes {

@@ -283,6 +283,8 @@ void convert(State &s, ThreadBuffer *b, const Record &r) {
   switch (r.kind) {
   case RecKind::LoopEnter: s.comp.loopEnter(r.id); return;
   case RecKind::LoopExit: s.comp.loopExit(r.id); return;
+  case RecKind::Void:
+    return;
   case RecKind::Event: break;
   }
   const CallInfo &ci = kCallInfo[r.call];
@@ -417,7 +419,7 @@ void convertRun(State &s, DrainQueue &q, ThreadBuffer *b) {
     Record *next = nullptr;
     while (b->consumed < b->seen) {
       Record *r = headRecord(q, b);
-      if (r->kind != RecKind::Event || !r->inner) {
+      if ((r->kind != RecKind::Event && r->kind != RecKind::Void) || !r->inner) {
         next = r;
         break;
       }

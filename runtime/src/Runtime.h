@@ -56,7 +56,8 @@ struct Slot {
 
 /// Loop iterations are not records: __sio_loop_iter leaves the loop id in
 /// ThreadState::pendingIter and the thread's next record carries it (`iter`).
-enum class RecKind : uint8_t { Event, LoopEnter, LoopExit };
+/// Void: a call withdrawn after it was reserved (withdrawRecord), skipped.
+enum class RecKind : uint8_t { Event, LoopEnter, LoopExit, Void };
 
 /// One intercepted call or loop marker; plain data, 160 bytes.
 struct Record {

@@ -109,6 +109,24 @@ constexpr bool kNullMayBeEnd[] = {
 #include "sio/IoCalls.def"
 };
 
+/// Takes back the record `rec` of this thread's call in progress, which its
+/// paths decided against (pk::settlePaths): the last record of the thread
+/// unless a signal handler's call was recorded since, in which case it stays
+/// as a void record the drain skips.
+__attribute__((noinline, cold)) void withdrawRecord(ThreadState &ts, Record *rec) {
+  if (ts.buf->cur == rec + 1) {
+    ts.buf->cur = rec;
+    if (rec->iter)
+      ts.pendingIter = rec->iter; // for the thread's next record
+    return;
+  }
+  rec->kind = RecKind::Void;
+  if (rec->inner)
+    rec->open = 0; // published with its MPI-IO call
+  else
+    finishRecord(ts.buf, rec);
+}
+
 /// The body of every wrapper.
 template <CallId ID, Layer L, class RK, class Fn, class... As>
 __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
@@ -158,6 +176,7 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
     rec->call = static_cast<uint16_t>(ID);
     rec->id = site;
     c.rec = rec;
+    c.mpi = kMpi;
     ok = (As::Kind::pre(c, as.name, as.value) && ...);
     if (ok) {
       if (dropping || c.pastCap) {
@@ -197,6 +216,26 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
     // filled its block since).
     c.rec = rec;
     c.ret = retValue(r);
+    if constexpr ((std::is_same_v<typename As::Kind, pk::Path> || ...)) {
+      if (c.npaths) {
+        const pk::Paths paths = pk::settlePaths(c, failedCall(r) && !endNotError ? err : 0);
+        if (paths != pk::Paths::Record) {
+          if (rec != &t_scratch) {
+            if (paths == pk::Paths::PastCap)
+              g_dropped.fetch_add(1, std::memory_order_relaxed);
+            withdrawRecord(ts, rec);
+            c.rec = rec = &t_scratch; // outputs still update the handle tables
+          }
+          if (paths == pk::Paths::Skip) {
+            // Not recorded, and no handle it made is tabled: only what
+            // closing kinds took before the call is given back.
+            c.finish();
+            *errnoPtr = err;
+            return r;
+          }
+        }
+      }
+    }
     RK::post(c, r);
     (As::Kind::post(c, as.name, as.value), ...);
     // The error, after every other parameter (docs/trace-format.md, Results):
@@ -247,6 +286,19 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
   }
 #define SIO_VA_ARG_NOVA
 #define SIO_VA_ARG_VAMODE , ::sio::rt::Arg<::sio::rt::pk::VaMode, mode_t>{"mode", mode}
+// fcntl's optional argument: read as glibc's fcntl reads it (one pointer-sized
+// value, whatever the command) and passed on the same way.
+#define SIO_VA_DECL_VAARG , ...
+#define SIO_VA_READ_VAARG                                                                                              \
+  void *arg;                                                                                                           \
+  {                                                                                                                    \
+    va_list ap;                                                                                                        \
+    va_start(ap, cmd);                                                                                                 \
+    arg = va_arg(ap, void *);                                                                                          \
+    va_end(ap);                                                                                                        \
+  }
+#define SIO_VA_ARG_VAARG                                                                                               \
+  , ::sio::rt::Arg<::sio::rt::pk::Ign, void *> { "arg", arg }
 
 #define SIO_REAL_MPIIO(NAME, FN) reinterpret_cast<FN>(&P##NAME)
 #define SIO_REAL_SYNC(NAME, FN) reinterpret_cast<FN>(&P##NAME)
@@ -259,6 +311,7 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
 #define SIO_KIND_P(K, T, N) ::sio::rt::pk::K
 #define SIO_VA_SLOTS_NOVA 0
 #define SIO_VA_SLOTS_VAMODE ::sio::rt::pk::VaMode::kSlots
+#define SIO_VA_SLOTS_VAARG 0
 namespace sio::rt {
 template <class... Kinds> constexpr int slotsOf() { return (0 + ... + Kinds::kSlots); }
 } // namespace sio::rt
@@ -279,15 +332,16 @@ template <class... Kinds> constexpr int slotsOf() { return (0 + ... + Kinds::kSl
 #include "sio/IoCalls.def"
 
 // ---- MPI lifecycle: not I/O, never recorded; what MPICH does inside (hardware
-// discovery, shared memory, process manager) is housekeeping. ----
+// discovery, shared memory, process manager) is housekeeping. Only the
+// calling thread is blocked: the application's other threads go on doing
+// I/O meanwhile, and those calls are recorded (a global switch lost them
+// from a trace that said it was complete). ----
 
 extern "C" SIO_EXPORT int MPI_Init(int *argc, char ***argv) {
   sio::rt::ensureInit();
-  bool was = sio::rt::g_active.exchange(false);
   ++sio::rt::tls.blocked;
   int r = PMPI_Init(argc, argv);
   --sio::rt::tls.blocked;
-  sio::rt::g_active.store(was);
   if (r == MPI_SUCCESS)
     sio::rt::onMpiInitialized();
   return r;
@@ -295,11 +349,9 @@ extern "C" SIO_EXPORT int MPI_Init(int *argc, char ***argv) {
 
 extern "C" SIO_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   sio::rt::ensureInit();
-  bool was = sio::rt::g_active.exchange(false);
   ++sio::rt::tls.blocked;
   int r = PMPI_Init_thread(argc, argv, required, provided);
   --sio::rt::tls.blocked;
-  sio::rt::g_active.store(was);
   if (r == MPI_SUCCESS)
     sio::rt::onMpiInitialized();
   return r;

@@ -216,9 +216,27 @@ TEST(Handles, IovBytes) {
   c.rec = &r;
   pk::Iov::pre(c, "iov", iov);
   pk::IovCnt::pre(c, "iovcnt", 3);
+  ASSERT_EQ(r.nslots, 1); // nothing read from iov before the call
+  c.ret = 12;
+  pk::IovCnt::post(c, "iovcnt", 3);
   ASSERT_EQ(r.nslots, 2);
   EXPECT_STREQ(r.slots[1].name, "bytes");
   EXPECT_EQ(r.slots[1].value, 12);
+}
+
+// A failed call's array is never read (it may be unreadable, or shorter
+// than its count): the count is recorded, no `bytes`.
+TEST(Handles, IovBytesNotReadAfterFailure) {
+  Record r{};
+  Call c{};
+  c.rec = &r;
+  pk::Iov::pre(c, "iov", reinterpret_cast<const struct iovec *>(1));
+  pk::IovCnt::pre(c, "iovcnt", 1 << 20);
+  c.ret = -1;
+  pk::IovCnt::post(c, "iovcnt", 1 << 20);
+  ASSERT_EQ(r.nslots, 1);
+  EXPECT_STREQ(r.slots[0].name, "iovcnt");
+  EXPECT_EQ(r.slots[0].value, 1 << 20);
 }
 
 TEST(Calls, TableFromIoCallsDef) {

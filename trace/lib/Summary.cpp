@@ -15,8 +15,8 @@ namespace sio::trace {
 namespace {
 
 /// Parameters that change calls, bytes or the file a call goes to.
-constexpr std::array<std::string_view, 11> kRelevantParams = {"count", "datatype", "bytes",  "size",  "nmemb", "file",
-                                                              "fh",    "fd",       "stream", "result", "error"};
+constexpr std::array<std::string_view, 12> kRelevantParams = {
+    "count", "datatype", "bytes", "size", "nmemb", "file", "fh", "fd", "stream", "result", "error", "oldfd"};
 /// Handle parameters: a call with both `file` and a handle opens the file.
 constexpr std::array<std::string_view, 3> kHandleParams = {"fh", "fd", "stream"};
 
@@ -273,6 +273,11 @@ private:
     // code can name different files on different ranks at the same point
     // (threads of each rank opening in their own order).
     std::optional<int64_t> file = evalParam(ev, "file", e);
+    // A duplicated descriptor (dup, dup2: `oldfd` -> `fd`) names its
+    // source's file: the event opens that file under the new code.
+    if (!file && ev.param("oldfd"))
+      if (auto old = evalParam(ev, "oldfd", e))
+        file = fileOf("fd", *old, r);
     for (std::string_view h : kHandleParams) {
       if (!ev.param(h))
         continue;
@@ -299,10 +304,8 @@ private:
             ++divergent_[std::string(h)];
           hf.perRank[r] = *file;
         }
-      } else if (auto it = hf.perRank.find(r); it != hf.perRank.end()) {
-        file = it->second;
-      } else if (hf.allRanks && hf.allRanks->contains(r)) {
-        file = hf.all;
+      } else if (auto known = fileOf(h, *handle, r)) {
+        file = known;
       }
     }
 
@@ -331,6 +334,19 @@ private:
       addSat(f.calls, calls, s_.exact);
       addSat(f.bytes, bytes, s_.exact);
     }
+  }
+
+  /// The file handle `handle` of kind `h` names on rank `r`, if known.
+  std::optional<int64_t> fileOf(std::string_view h, int64_t handle, int64_t r) const {
+    auto found = handles_.find({std::string(h), handle});
+    if (found == handles_.end())
+      return std::nullopt;
+    const HandleFiles &hf = found->second;
+    if (auto it = hf.perRank.find(r); it != hf.perRank.end())
+      return it->second;
+    if (hf.allRanks && hf.allRanks->contains(r))
+      return hf.all;
+    return std::nullopt;
   }
 
   const Trace &t_;

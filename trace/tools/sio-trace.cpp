@@ -221,10 +221,10 @@ private:
       line += "[ranks " + n.ranks.str() + "] ";
     if (n.isEvent()) {
       const Event &ev = n.event();
-      // A call that names a file and returns a handle opens it: show the
-      // handle as its result.
+      // A call that names a file and returns a handle opens it, and so does
+      // a dup (its `oldfd`): show the handle as its result.
       // Results (bytes moved, error) are shown there too.
-      const bool opens = ev.param("file") != nullptr;
+      const bool opens = ev.param("file") != nullptr || ev.param("oldfd") != nullptr;
       auto isOutput = [&](const std::string &name) {
         return name == "result" || name == "error" ||
                (opens && (name == "fh" || name == "fd" || name == "stream" || name == "dir"));

@@ -210,3 +210,29 @@ TEST(Summary, ErrorNamesPerLayer) {
   EXPECT_EQ(errorName(Layer::MPIIO, 1000), std::nullopt);
   EXPECT_EQ(errorName(Layer::POSIX, -3), std::nullopt);
 }
+
+// Duplicated descriptors (docs/trace-format.md): a write on the code a dup
+// or dup2 made counts for the file its `oldfd` names; a dup2 target that
+// named another file names the source's from then on.
+TEST(Summary, DuplicatedDescriptorsFollowTheirSource) {
+  Trace t;
+  t.header.nranks = 2;
+  const RankList all = RankList::all(2);
+  t.files = {FileEntry{0, {FileNamePart{"a.dat", std::nullopt, 0}}},
+             FileEntry{1, {FileNamePart{"b.dat", std::nullopt, 0}}}};
+  auto write = [&](int64_t fd, int64_t n) {
+    return eventNode("write", Layer::POSIX, 0, all, {{"fd", Expr(fd)}, {"count", Expr(n)}, {"result", Expr(n)}});
+  };
+  t.body.push_back(eventNode("open", Layer::POSIX, 0, all, {{"file", Expr(0)}, {"flags", Expr(577)}, {"fd", Expr(0)}}));
+  t.body.push_back(eventNode("open", Layer::POSIX, 0, all, {{"file", Expr(1)}, {"flags", Expr(577)}, {"fd", Expr(1)}}));
+  t.body.push_back(write(0, 10));
+  t.body.push_back(eventNode("dup2", Layer::POSIX, 0, all, {{"oldfd", Expr(1)}, {"newfd", Expr(0)}, {"fd", Expr(2)}}));
+  t.body.push_back(write(2, 100));
+  t.body.push_back(eventNode("dup", Layer::POSIX, 0, all, {{"oldfd", Expr(2)}, {"fd", Expr(0)}}));
+  t.body.push_back(write(0, 7));
+  TraceSummary s = summarize(t);
+  EXPECT_TRUE(s.exact);
+  EXPECT_EQ(s.byFile[0].bytes, 2 * 10);
+  EXPECT_EQ(s.byFile[1].bytes, 2 * (100 + 7));
+  EXPECT_EQ(s.byFile[1].calls, 2u * 5u); // open, dup2, write, dup, write
+}
