@@ -425,3 +425,98 @@ TEST(Extrap, NumericInfoValuesAreFitted) {
 }
 
 } // namespace
+
+// Never silently wrong: a 3-d grid whose dims1 is 2 at 4, 8, 12 and 16 ranks
+// (and 4 at 32) fits "constant 2" and "dims(N,3)[1]" alike. MPI_Dims_create's
+// output is recomputed, never fitted; a value both models fit is refused,
+// naming both and the rank count that decides (24), unless --prefer chooses
+// or a trace at 24 is among the inputs.
+namespace {
+
+Trace grid3Trace(int64_t n) {
+  Trace t;
+  t.header.program = "grid3";
+  t.header.nranks = n;
+  const std::vector<int64_t> dims = sio::extrap::dimsCreate(n, 3);
+  ObjectEntry darray;
+  darray.id = 0;
+  darray.kind = "darray";
+  darray.fields["ints"] = {Expr(n),           Expr::rank(),      Expr(3),      Expr(16 * dims[0]),
+                           Expr(16 * dims[1]), Expr(16 * dims[2]), Expr(dims[0]), Expr(dims[1]),
+                           Expr(dims[2])};
+  t.datatypes.push_back(darray);
+  Event e;
+  e.op = "MPI_Dims_create";
+  e.layer = Layer::SYNC;
+  e.site = 0x10;
+  e.params = {param("nnodes", Expr(n), n), param("ndims", Expr(3), n), param("dims0", Expr(dims[0]), n),
+              param("dims1", Expr(dims[1]), n), param("dims2", Expr(dims[2]), n)};
+  t.body.push_back(eventNode(e, RankList::all(n)));
+  t.body.push_back(eventNode(event("MPI_File_write_all", 0x11, {param("count", Expr(4096), n)}), RankList::all(n)));
+  return t;
+}
+
+TEST(ExtrapAmbiguity, DimsCreateWithPresetEntries) {
+  using sio::extrap::dimsCreate;
+  // What MPICH returns (checked with MPI_Dims_create): free entries get the
+  // balanced grid of the rest, in non-increasing order.
+  EXPECT_EQ(dimsCreate(32, std::vector<int64_t>{0, 2, 0}), (std::vector<int64_t>{4, 2, 4}));
+  EXPECT_EQ(dimsCreate(24, std::vector<int64_t>{0, 0, 3}), (std::vector<int64_t>{4, 2, 3}));
+  EXPECT_EQ(dimsCreate(30, std::vector<int64_t>{0, 0, 0}), (std::vector<int64_t>{5, 3, 2}));
+  EXPECT_TRUE(dimsCreate(30, std::vector<int64_t>{0, 4, 0}).empty());
+}
+
+TEST(ExtrapAmbiguity, RefusesAndNamesTheDecidingRankCount) {
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16})
+    in.push_back(grid3Trace(n));
+  ExtrapOptions o;
+  o.targetRanks = 32;
+  try {
+    extrapolate(in, o);
+    FAIL() << "extrapolated an ambiguous grid";
+  } catch (const sio::extrap::AmbiguityError &e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("add a trace at N=24"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("grid"), std::string::npos) << msg;
+  }
+  // Three inputs, 4, 8, 16: the same.
+  std::vector<Trace> three = {grid3Trace(4), grid3Trace(8), grid3Trace(16)};
+  o.minInputs = 3;
+  EXPECT_THROW(extrapolate(three, o), sio::extrap::AmbiguityError);
+}
+
+TEST(ExtrapAmbiguity, ATraceAtTheDecidingCountSettlesIt) {
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16, 24})
+    in.push_back(grid3Trace(n));
+  ExtrapOptions o;
+  o.targetRanks = 32;
+  Trace out = extrapolate(in, o);
+  auto diffs = diffTraces(out, grid3Trace(32), DiffOptions{});
+  EXPECT_TRUE(diffs.empty()) << (diffs.empty() ? "" : diffs[0].where + ": " + diffs[0].what);
+  EXPECT_EQ(out.header.metadata.count("extrap_choices"), 0u);
+}
+
+TEST(ExtrapAmbiguity, PreferSettlesItAndIsRecorded) {
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16})
+    in.push_back(grid3Trace(n));
+  ExtrapOptions o;
+  o.targetRanks = 32;
+  // The grid for the darray's fields, constants for the rest (the count of
+  // 4096 is 2048*dims1 as well at these inputs).
+  o.prefer = {"grid@datatype", "grid@MPI_Dims_create", "constant"};
+  Trace out = extrapolate(in, o);
+  auto diffs = diffTraces(out, grid3Trace(32), DiffOptions{});
+  EXPECT_TRUE(diffs.empty()) << (diffs.empty() ? "" : diffs[0].where + ": " + diffs[0].what);
+  ASSERT_EQ(out.header.metadata.count("extrap_choices"), 1u);
+  EXPECT_NE(out.header.metadata["extrap_choices"].find("--prefer grid@datatype"), std::string::npos);
+  // Preferring constants everywhere is what the user asked for: recorded too.
+  o.prefer = {"constant", "preset"};
+  Trace wrong = extrapolate(in, o);
+  EXPECT_FALSE(diffTraces(wrong, grid3Trace(32), DiffOptions{}).empty());
+  EXPECT_NE(wrong.header.metadata["extrap_choices"].find("--prefer constant"), std::string::npos);
+}
+
+} // namespace
