@@ -111,13 +111,15 @@ public:
 
     unionTables(out);
     out.files = fitFiles();
-    out.datatypes = fitObjects("datatype", &Trace::datatypes);
-    out.comms = fitObjects("comm", &Trace::comms);
-    out.infos = fitObjects("info", &Trace::infos);
+    // The body before the object tables: a refusal then names the call
+    // (MPI_Dims_create) before the datatypes built from its output.
     std::vector<const std::vector<Node> *> bodies;
     for (const Trace *t : in_)
       bodies.push_back(&t->body);
     out.body = fitBody(bodies, "body");
+    out.datatypes = fitObjects("datatype", &Trace::datatypes);
+    out.comms = fitObjects("comm", &Trace::comms);
+    out.infos = fitObjects("info", &Trace::infos);
 
     std::ostringstream timing;
     timing << timingFits_ << " timing fits, worst relative error " << worstTimingError_ * 100 << "%";
@@ -325,9 +327,13 @@ private:
                       "\n  values per input: " + shownValues;
     for (size_t i : distinct)
       msg += "\n  " + families[i] + " " + names[i] + " gives " + valueAt(i, target) + " at N=" + std::to_string(target);
+    // The --prefer word of a candidate: a scaling model's name, else its family.
+    auto token = [&](size_t i) {
+      return families[i] == "scaling" ? names[i].substr(0, names[i].find(" (")) : families[i];
+    };
     msg += "\n  add a trace at N=" + std::to_string(decide) + " (" + names[a] + " gives " + valueAt(a, decide) + ", " +
-           names[b] + " gives " + valueAt(b, decide) + "), or choose with --prefer " + families[a] + " or --prefer " +
-           families[b];
+           names[b] + " gives " + valueAt(b, decide) + "), or choose with --prefer " + token(a) + " or --prefer " +
+           token(b) + " (add @WHERE to choose for this value only)";
     throw AmbiguityError(msg);
   }
 
@@ -787,7 +793,7 @@ private:
         if (h[k])
           preset += (preset.empty() ? "" : ", ") + std::string("dims") + std::to_string(k) + "=" + std::to_string(h[k]);
       families.push_back(preset.empty() ? "grid" : "preset");
-      names.push_back(preset.empty() ? "(all dims computed by MPI_Dims_create)" : "(" + preset + " given by the program)");
+      names.push_back(preset.empty() ? "all dims computed by MPI_Dims_create" : preset + " given by the program");
     }
     auto show = [](const std::vector<int64_t> &g) {
       std::string s;
@@ -1155,6 +1161,15 @@ private:
           differ(where, "different definitions", {e.kind + " " + e.name, ref.kind + " " + ref.name});
       }
       entry.strings = fitStrings(where, table == &Trace::infos, i, table);
+      // A named datatype's fields (its size and extent) are MPI's, the same
+      // at every rank count: taken as they are, never fitted.
+      if (table == &Trace::datatypes && ref.kind == "named") {
+        for (const Trace *t : in_)
+          if ((t->*table)[i].fields != ref.fields)
+            differ(where, "different fields of a named datatype", {});
+        out.push_back(std::move(entry));
+        continue;
+      }
       for (auto &[name, values] : entry.fields) {
         for (size_t v = 0; v < values.size(); ++v) {
           std::vector<const Expr *> samples;
@@ -1164,7 +1179,9 @@ private:
               differ(where, "different field '" + name + "'", {});
             samples.push_back(&it->second[v]);
           }
-          values[v] = fitExpr(where, "field '" + name + "'", samples);
+          const std::string what =
+              "field '" + name + "'" + (values.size() > 1 ? "[" + std::to_string(v) + "]" : std::string());
+          values[v] = fitExpr(where, what, samples);
         }
       }
       out.push_back(std::move(entry));
