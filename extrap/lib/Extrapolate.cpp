@@ -1,5 +1,6 @@
 #include "sio/extrap/Extrapolate.h"
 
+#include "ReadResults.h"
 #include "TimingFit.h"
 
 #include <algorithm>
@@ -113,6 +114,7 @@ public:
     out.files = fitFiles();
     // The body before the object tables: a refusal then names the call
     // (MPI_Dims_create) before the datatypes built from its output.
+    classifyReads();
     std::vector<const std::vector<Node> *> bodies;
     for (const Trace *t : in_)
       bodies.push_back(&t->body);
@@ -120,6 +122,8 @@ public:
     out.datatypes = fitObjects("datatype", &Trace::datatypes);
     out.comms = fitObjects("comm", &Trace::comms);
     out.infos = fitObjects("info", &Trace::infos);
+    if (!computedReads_.empty())
+      computeReadResults(out);
 
     std::ostringstream timing;
     timing << timingFits_ << " timing fits, worst relative error " << worstTimingError_ * 100 << "%";
@@ -719,6 +723,122 @@ private:
     return scaleTiming(*stats.back(), fit.predicted);
   }
 
+  // ------------------------------------------------------- read results
+  // A read's result is min(requested, max(0, extent - offset)) with the
+  // file's extent at that point, which the trace's earlier writes give
+  // (ReadResults.h). Each input is simulated and must reproduce its
+  // recorded results; the target's are then computed the same way. A read
+  // the simulation cannot follow (a file that existed before the run, a
+  // view with holes) is fitted like any value, and only when it read all
+  // it asked for at every input.
+  void classifyReads() {
+    std::vector<std::map<std::string, ReadOutcome>> sims;
+    for (const Trace *t : in_)
+      sims.push_back(simulateReads(*t, true));
+    for (const auto &[path, first] : sims.back()) {
+      bool supported = true, allFull = true;
+      std::string mismatch, why;
+      for (size_t k = 0; k < sims.size(); ++k) {
+        auto it = sims[k].find(path);
+        if (it == sims[k].end()) {
+          supported = false;
+          why = "it does not run at N=" + std::to_string(ns_[k]);
+          continue;
+        }
+        const ReadOutcome &o = it->second;
+        allFull = allFull && o.allFull;
+        if (!o.supported) {
+          if (supported)
+            why = o.why + " at N=" + std::to_string(ns_[k]);
+          supported = false;
+        } else if (!o.mismatch.empty() && mismatch.empty()) {
+          mismatch = "N=" + std::to_string(ns_[k]) + ": " + o.mismatch;
+        }
+      }
+      if (supported && mismatch.empty())
+        readResults_[path] = ""; // computed
+      else if (supported)
+        readResults_[path] = "its result does not follow from the trace's writes (" + mismatch +
+                             "): it depends on data the trace does not hold, e.g. a file that existed before the run";
+      else if (!allFull)
+        readResults_[path] = "a short read whose result the trace cannot explain: " + why;
+      // else: fitted as before (every input read all it asked for)
+    }
+  }
+
+  void computeReadResults(Trace &out) const {
+    const auto sim = simulateReads(out, false);
+    std::function<void(std::vector<Node> &, const std::string &)> fill = [&](std::vector<Node> &nodes,
+                                                                              const std::string &path) {
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        const std::string here = path + "[" + std::to_string(i) + "]";
+        Node &node = nodes[i];
+        if (node.isLoop()) {
+          fill(node.loop().body, here + ".body");
+          continue;
+        }
+        if (!computedReads_.count(here))
+          continue;
+        Event &e = node.event();
+        const std::string where = describe(e, here);
+        auto it = sim.find(here);
+        if (it == sim.end() || !it->second.supported)
+          throw ExtrapError("cannot extrapolate parameter 'result' of " + where + ": at " +
+                            std::to_string(options_.targetRanks) + " ranks " +
+                            (it == sim.end() ? std::string("it does not run") : it->second.why));
+        const ReadOutcome &o = it->second;
+        Param *result = nullptr;
+        for (Param &p : e.params)
+          if (p.name == "result")
+            result = &p;
+        if (o.iterationDependent)
+          throw ExtrapError("cannot extrapolate parameter 'result' of " + where + ": at " +
+                            std::to_string(options_.targetRanks) +
+                            " ranks a rank's result changes from one iteration to the next (a loop that reads "
+                            "across the end of the file)");
+        // Every rank read all it asked for: the result is the request, still a
+        // formula of nranks (count, or count times the datatype's size).
+        if (o.full) {
+          const Param *count = e.param("count");
+          int64_t size = e.op == "pread" ? 1 : 0; // 0: not known
+          if (!size) {
+            const Param *dt = e.param("datatype");
+            const Expr *id = dt && dt->value.isUniform() ? std::get_if<Expr>(&dt->value.entries()[0].value) : nullptr;
+            for (const ObjectEntry &d : out.datatypes)
+              if (id && id->constantValue() == d.id && d.kind == "named" && d.fields.count("size") &&
+                  !d.fields.at("size").empty())
+                size = d.fields.at("size")[0].constantValue().value_or(0);
+          }
+          if (count && size > 0) {
+            ElasticValue v = count->value;
+            bool exprs = true;
+            for (ElasticEntry &x : v.entries())
+              if (Expr *c = std::get_if<Expr>(&x.value))
+                x.value = *c * Expr(size);
+              else
+                exprs = false;
+            if (exprs) {
+              result->value = std::move(v);
+              continue;
+            }
+          }
+        }
+        // One entry per distinct result, over the ranks that get it.
+        std::map<int64_t, std::vector<int64_t>> byValue;
+        for (const auto &[rank, got] : o.perRank)
+          byValue[got].push_back(rank);
+        if (byValue.size() > 4096)
+          throw ExtrapError("cannot extrapolate parameter 'result' of " + where + ": " +
+                            std::to_string(byValue.size()) + " different results at the target");
+        ElasticValue v;
+        for (auto &[got, ranks] : byValue)
+          v.entries().push_back({RankList::fromRanks(std::move(ranks)), Value(Expr(got))});
+        result->value = std::move(v);
+      }
+    };
+    fill(out.body, "body");
+  }
+
   // MPI_Dims_create's output is a function sio knows: it is recomputed at
   // the target from the (fitted) nnodes and ndims, never fitted itself. The
   // trace records the output grid only, not the dims the program preset, so
@@ -847,6 +967,16 @@ private:
       if (dimsCreate && ref.params[p].name.rfind("dims", 0) == 0) {
         out.params.push_back({ref.params[p].name, {}}); // recomputed below, never fitted
         continue;
+      }
+      if (isModeledRead(ref.op) && ref.params[p].name == "result") {
+        auto how = readResults_.find(path);
+        if (how != readResults_.end() && how->second.empty()) {
+          out.params.push_back({"result", {}}); // computed at the target from the file's extent
+          computedReads_.insert(path);
+          continue;
+        }
+        if (how != readResults_.end())
+          throw ExtrapError("cannot extrapolate parameter 'result' of " + where + ": " + how->second);
       }
       std::vector<const ElasticValue *> values;
       for (const Event *e : events)
@@ -1193,6 +1323,10 @@ private:
   std::vector<int64_t> ns_;
   std::set<int64_t> dimsGrids_; ///< ndims of MPI_Dims_create(nranks, ndims) calls every input made
   mutable std::vector<std::string> choices_; ///< what --prefer settled (metadata "extrap_choices")
+  /// Read events by path: "" when the result is computed from the file's
+  /// extent, else why it cannot be extrapolated; absent: fitted as before.
+  std::map<std::string, std::string> readResults_;
+  std::set<std::string> computedReads_; ///< the reads whose result computeReadResults fills
   const ExtrapOptions &options_;
   size_t timingFits_ = 0;
   double worstTimingError_ = 0;
