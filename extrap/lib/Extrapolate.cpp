@@ -251,7 +251,7 @@ private:
         bool fits = c.isInteger() && !c.isZero();
         for (size_t j = 0; j < ns.size() && fits; ++j)
           fits = dim(ns[j]) && c * *dim(ns[j]) == values[j];
-        auto target = dim(options_.targetRanks);
+        auto target = dim(targetN());
         if (!fits || !target)
           continue;
         auto at = [c, dim](int64_t n) -> std::optional<Rational> {
@@ -298,13 +298,19 @@ private:
                 const std::vector<std::string> &names, const std::function<bool(size_t, size_t, int64_t)> &agree,
                 const std::function<std::string(size_t, int64_t)> &valueAt, const std::string &subject,
                 const std::string &shownValues) const {
-    const int64_t target = options_.targetRanks;
+    const int64_t target = targetN();
     std::vector<size_t> distinct;
     for (size_t i = 0; i < names.size(); ++i)
       if (std::all_of(distinct.begin(), distinct.end(), [&](size_t j) { return !agree(i, j, target); }))
         distinct.push_back(i);
     if (distinct.size() <= 1)
       return 0;
+    if (!bias_.empty()) { // a trial fit of fitOnLargerInputs, verified there
+      for (size_t i = 0; i < names.size(); ++i)
+        if (families[i] == bias_)
+          return i;
+      return 0;
+    }
     for (const std::string &p : options_.prefer) {
       const size_t at = p.find('@');
       const std::string model = p.substr(0, at);
@@ -458,7 +464,7 @@ private:
           fits = dimsCreate(ns_[k], d).at(size_t(j)) == periods[k];
         if (!fits)
           continue;
-        const int64_t c = dimsCreate(options_.targetRanks, d).at(size_t(j));
+        const int64_t c = dimsCreate(targetN(), d).at(size_t(j));
         if (target && *target != c)
           return std::nullopt;
         target = c;
@@ -510,16 +516,20 @@ private:
       ns.push_back(ns_[k]);
       subset.push_back(values[k]);
     }
-    Expr model;
-    try {
-      model = fitExprAt(ns, "", "", subset);
-    } catch (const AmbiguityError &) {
-      throw;
-    } catch (const ExtrapError &) {
-      return std::nullopt;
-    }
-    const uint32_t depth = std::min<uint32_t>(3, std::max(model.loopDepthUsed(), values.front()->loopDepthUsed()));
-    for (size_t k : other) {
+    // The subset can leave two models open (a grid dimension that is the
+    // same at every input of the subset): fit once taking scaling models,
+    // once taking grid models, each for the other inputs' rank counts (a grid
+    // model is a constant of the rank count it is fitted for) and checked
+    // there rank by rank; the ones that hold must agree at the target.
+    struct Restore {
+      const Extrapolator &x;
+      ~Restore() {
+        x.targetOverride_ = 0;
+        x.bias_.clear();
+      }
+    } restore{*this};
+    auto holds = [&](const Expr &model, size_t k) {
+      const uint32_t depth = std::min<uint32_t>(3, std::max(model.loopDepthUsed(), values.front()->loopDepthUsed()));
       std::vector<int64_t> rankSet;
       if (ranks && (*ranks)[k]->size() <= 4096)
         rankSet = (*ranks)[k]->ranks();
@@ -530,15 +540,48 @@ private:
       for (;;) {
         for (int64_t r : rankSet)
           if (model.evaluate({r, ns_[k], idx}) != values[k]->evaluate({r, ns_[k], idx}))
-            return std::nullopt;
+            return false;
         size_t d = 0;
         while (d < idx.size() && ++idx[d] == 3)
           idx[d++] = 0;
         if (d == idx.size())
-          break;
+          return true;
+      }
+    };
+    std::vector<std::pair<std::string, Expr>> models;
+    for (const char *family : {"scaling", "grid"}) {
+      bias_ = family;
+      try {
+        bool all = true;
+        for (size_t k : other) {
+          targetOverride_ = ns_[k];
+          all = all && holds(fitExprAt(ns, "", "", subset), k);
+        }
+        targetOverride_ = 0;
+        if (all)
+          models.emplace_back(family, fitExprAt(ns, "", "", subset));
+      } catch (const ExtrapError &) {
+        targetOverride_ = 0;
       }
     }
-    return model;
+    if (models.empty())
+      return std::nullopt;
+    if (models.size() == 2 && models[0].second != models[1].second) {
+      const int64_t n = options_.targetRanks;
+      for (int64_t r = 0; r < std::min<int64_t>(n, 4096); ++r)
+        if (models[0].second.evaluate({r, n, {}}) != models[1].second.evaluate({r, n, {}})) {
+          std::string shown;
+          for (size_t k = 0; k < values.size(); ++k)
+            shown += (k ? ", N=" : "N=") + std::to_string(ns_[k]) + ": " + values[k]->str();
+          throw AmbiguityError("ambiguous: a value fitted on the inputs N=" + std::to_string(ns.front()) + ".." +
+                               std::to_string(ns.back()) + " whose formula has the largest input's shape: " +
+                               "a scaling model (" + models[0].second.str() + ") and a grid model (" +
+                               models[1].second.str() + ") reproduce every input but differ at N=" +
+                               std::to_string(n) + " (rank " + std::to_string(r) + ")\n  values per input: " + shown +
+                               "\n  add a trace at another rank count whose grid dimensions differ from the inputs'");
+        }
+    }
+    return models.front().second;
   }
 
   Expr fitExprAt(const std::vector<int64_t> &ns, const std::string &where, const std::string &what,
@@ -1323,6 +1366,11 @@ private:
   std::vector<int64_t> ns_;
   std::set<int64_t> dimsGrids_; ///< ndims of MPI_Dims_create(nranks, ndims) calls every input made
   mutable std::vector<std::string> choices_; ///< what --prefer settled (metadata "extrap_choices")
+  mutable int64_t targetOverride_ = 0; ///< fitOnLargerInputs: fit for another rank count
+  mutable std::string bias_;           ///< fitOnLargerInputs: the family taken when models disagree
+
+  /// The rank count models are evaluated for (the target, but for trial fits).
+  int64_t targetN() const { return targetOverride_ ? targetOverride_ : options_.targetRanks; }
   /// Read events by path: "" when the result is computed from the file's
   /// extent, else why it cannot be extrapolated; absent: fitted as before.
   std::map<std::string, std::string> readResults_;

@@ -25,7 +25,7 @@ struct View {
 class Simulator {
 public:
   Simulator(const Trace &t, bool compare, int64_t maxWork)
-      : t_(t), n_(t.header.nranks), compare_(compare), budget_(maxWork), fd_(size_t(n_)), fh_(size_t(n_)),
+      : t_(t), n_(t.header.nranks), compare_(compare), budget_(maxWork), limit_(maxWork), fd_(size_t(n_)), fh_(size_t(n_)),
         view_(size_t(n_)) {
     innerWrites_ = hasInnerWrites(t.body);
   }
@@ -34,7 +34,7 @@ public:
     std::vector<char> active(size_t(n_), 1);
     std::vector<int64_t> idx;
     if (n_ <= 0 || n_ > 1'000'000)
-      giveUp("the rank count " + std::to_string(n_) + " is too large to compute read results rank by rank");
+      giveUp("too large: " + std::to_string(n_) + " ranks to compute read results rank by rank");
     else
       walk(t_.body, "body", idx, active);
     if (!tooLarge_.empty())
@@ -126,7 +126,7 @@ private:
       for (int64_t r = 0; r < n_ && tooLarge_.empty(); ++r)
         if (act[size_t(r)]) {
           if (--budget_ < 0)
-            giveUp("more than the work limit of rank-events to compute read results");
+            giveUp("too large: more rank-events than the limit to compute read results");
           event(node.event(), here, r, idx);
         }
     }
@@ -310,6 +310,7 @@ private:
   const int64_t n_;
   const bool compare_;
   int64_t budget_;
+  const int64_t limit_;
   bool innerWrites_ = false;
   std::string tooLarge_;
   std::vector<std::map<int64_t, int64_t>> fd_, fh_; ///< per rank: code -> file id

@@ -520,3 +520,77 @@ TEST(ExtrapAmbiguity, PreferSettlesItAndIsRecorded) {
 }
 
 } // namespace
+
+// Read results follow from the file's extent: in a strong-scaling program
+// rank r writes 9600/N bytes at r*9600/N (9600 bytes in all), then reads
+// 1200 bytes at r*1200: ranks 8 and
+// up read past the end (0 bytes) at 12 and 16 ranks, every rank reads all at
+// 4 and 8. Modeled as min(count, max(0, extent - offset)), the result is
+// exact at 32; with the file opened without O_CREAT (it existed before the
+// run) the same results are refused.
+namespace {
+
+Trace eofTrace(int64_t n, bool created) {
+  Trace t;
+  t.header.program = "eof";
+  t.header.nranks = n;
+  t.files.push_back({0, {FileNamePart{"eof.dat", std::nullopt, 0}}});
+  const RankList all = RankList::all(n);
+  const Expr rank = Expr::rank();
+  Event open = event("open", 0x30, {param("file", Expr(0), n), param("flags", Expr(created ? 0102 : 02), n),
+                                    param("fd", Expr(3), n)});
+  t.body.push_back(eventNode(open, all));
+  t.body.push_back(eventNode(event("pwrite", 0x31,
+                                   {param("fd", Expr(3), n), param("count", Expr(9600 / n), n),
+                                    param("offset", Expr(9600 / n) * rank, n), param("result", Expr(9600 / n), n)}),
+                             all));
+  Event read = event("pread", 0x32, {param("fd", Expr(3), n), param("count", Expr(1200), n),
+                                     param("offset", Expr(1200) * rank, n)});
+  ElasticValue result;
+  const int64_t full = std::min<int64_t>(n, 8);
+  result.entries().push_back({RankList::range(0, full), Value(Expr(1200))});
+  if (n > 8)
+    result.entries().push_back({RankList::range(8, n - 8), Value(Expr(0))});
+  read.params.push_back({"result", result});
+  t.body.push_back(eventNode(read, all));
+  return t;
+}
+
+TEST(ExtrapReadResults, ShortReadsPastTheEndAreExact) {
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16})
+    in.push_back(eofTrace(n, true));
+  Trace out = run(in, 32);
+  auto diffs = diffTraces(out, eofTrace(32, true), DiffOptions{});
+  EXPECT_TRUE(diffs.empty()) << (diffs.empty() ? "" : diffs[0].where + ": " + diffs[0].what);
+  // And at 8, where every rank reads all: the result is the count again.
+  Trace at8 = run(in, 8);
+  EXPECT_TRUE(diffTraces(at8, eofTrace(8, true), DiffOptions{}).empty());
+}
+
+TEST(ExtrapReadResults, RefusesResultsFromAFileThatExistedBeforeTheRun) {
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16})
+    in.push_back(eofTrace(n, false));
+  const std::string msg = errorOf(in, 32);
+  EXPECT_NE(msg.find("parameter 'result'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("is not in the trace"), std::string::npos) << msg;
+}
+
+TEST(ExtrapReadResults, RefusesResultsTheWritesDoNotGive) {
+  // The recorded results say 0 from rank 6 up, the writes leave 9600 bytes.
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16}) {
+    Trace t = eofTrace(n, true);
+    auto &entries = t.body.back().event().params.back().value.entries();
+    entries.clear();
+    entries.push_back({RankList::range(0, std::min<int64_t>(n, 6)), Value(Expr(1200))});
+    if (n > 6)
+      entries.push_back({RankList::range(6, n - 6), Value(Expr(0))});
+    in.push_back(std::move(t));
+  }
+  const std::string msg = errorOf(in, 32);
+  EXPECT_NE(msg.find("does not follow from the trace's writes"), std::string::npos) << msg;
+}
+
+} // namespace
