@@ -13,7 +13,7 @@ Prints one line per program and the counts; exits 1 on any wrong.
 
 usage: extrap-property.py --exe GEN --bin BUILD_BIN --mpiexec MPIEXEC --work DIR
                           [--seed S] [--cases K] [--inputs 4,8,12,16] [--target 32]
-                          [--case KEY=VALUE,...]   (one given program instead of K drawn)"""
+                          [--case KEY=VALUE,...]...  (given programs, run before the K drawn)"""
 import argparse
 import os
 import random
@@ -62,7 +62,7 @@ def trace(exe, case, n, work):
 
 
 rng = random.Random(args.seed)
-cases = [dict(kv.split("=", 1) for kv in c.split(",")) for c in args.case] or [draw(rng) for _ in range(args.cases)]
+cases = [dict(kv.split("=", 1) for kv in c.split(",")) for c in args.case] + [draw(rng) for _ in range(args.cases)]
 counts = {"exact": 0, "refused": 0, "wrong": 0}
 for i, case in enumerate(cases):
     work = os.path.join(args.work, f"case{i}")
