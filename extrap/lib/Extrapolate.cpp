@@ -222,10 +222,10 @@ private:
   // value is extrapolated only when all candidates agree at the target, or
   // --prefer names which to take (docs/extrap.md, Ambiguity).
   struct Candidate {
-    std::string family; ///< "scaling", "grid" or "preset" (MPI_Dims_create)
-    std::string name;   ///< shown in messages: "constant 2", "1*dims(N,3)[1]"
+    std::string family;                                 ///< "scaling", "grid" or "preset" (MPI_Dims_create)
+    std::string name;                                   ///< shown in messages: "constant 2", "1*dims(N,3)[1]"
     std::function<std::optional<Rational>(int64_t)> at; ///< the value at a rank count
-    Expr result;        ///< written for the target
+    Expr result;                                        ///< written for the target
   };
 
   // A value that is an integer multiple c of dimension k of the grid
@@ -258,8 +258,8 @@ private:
           auto v = dim(n);
           return v ? std::optional<Rational>(c * *v) : std::nullopt;
         };
-        out.push_back({"grid", c.str() + "*dims(N," + std::to_string(d) + ")[" + std::to_string(k) + "]", at,
-                       Expr(c * *target)});
+        out.push_back(
+            {"grid", c.str() + "*dims(N," + std::to_string(d) + ")[" + std::to_string(k) + "]", at, Expr(c * *target)});
       }
   }
 
@@ -269,7 +269,10 @@ private:
     for (FittedModel &m : fitAllScaling(ns, values, tried)) {
       Expr f = m.formula;
       out.push_back({"scaling", m.name + " (" + f.str() + ")",
-                     [f](int64_t n) { return f.evaluateRational({0, n, {}}); }, f});
+                     [f](int64_t n) {
+                       return f.evaluateRational({0, n, {}});
+                     },
+                     f});
     }
     gridCandidates(ns, values, tried, out);
     return out;
@@ -320,8 +323,8 @@ private:
       for (size_t i = 0; i < names.size(); ++i)
         if (families[i] == model || names[i] == model || names[i].rfind(model + " (", 0) == 0)
           matched.push_back(i);
-      if (matched.empty() || !std::all_of(matched.begin(), matched.end(),
-                                          [&](size_t i) { return agree(i, matched.front(), target); }))
+      if (matched.empty() ||
+          !std::all_of(matched.begin(), matched.end(), [&](size_t i) { return agree(i, matched.front(), target); }))
         continue;
       std::string others;
       for (size_t j : distinct)
@@ -576,8 +579,8 @@ private:
           throw AmbiguityError("ambiguous: a value fitted on the inputs N=" + std::to_string(ns.front()) + ".." +
                                std::to_string(ns.back()) + " whose formula has the largest input's shape: " +
                                "a scaling model (" + models[0].second.str() + ") and a grid model (" +
-                               models[1].second.str() + ") reproduce every input but differ at N=" +
-                               std::to_string(n) + " (rank " + std::to_string(r) + ")\n  values per input: " + shown +
+                               models[1].second.str() + ") reproduce every input but differ at N=" + std::to_string(n) +
+                               " (rank " + std::to_string(r) + ")\n  values per input: " + shown +
                                "\n  add a trace at another rank count whose grid dimensions differ from the inputs'");
         }
     }
@@ -812,7 +815,7 @@ private:
   void computeReadResults(Trace &out) const {
     const auto sim = simulateReads(out, false);
     std::function<void(std::vector<Node> &, const std::string &)> fill = [&](std::vector<Node> &nodes,
-                                                                              const std::string &path) {
+                                                                             const std::string &path) {
       for (size_t i = 0; i < nodes.size(); ++i) {
         const std::string here = path + "[" + std::to_string(i) + "]";
         Node &node = nodes[i];
@@ -1366,8 +1369,8 @@ private:
   std::vector<int64_t> ns_;
   std::set<int64_t> dimsGrids_; ///< ndims of MPI_Dims_create(nranks, ndims) calls every input made
   mutable std::vector<std::string> choices_; ///< what --prefer settled (metadata "extrap_choices")
-  mutable int64_t targetOverride_ = 0; ///< fitOnLargerInputs: fit for another rank count
-  mutable std::string bias_;           ///< fitOnLargerInputs: the family taken when models disagree
+  mutable int64_t targetOverride_ = 0;       ///< fitOnLargerInputs: fit for another rank count
+  mutable std::string bias_;                 ///< fitOnLargerInputs: the family taken when models disagree
 
   /// The rank count models are evaluated for (the target, but for trial fits).
   int64_t targetN() const { return targetOverride_ ? targetOverride_ : options_.targetRanks; }

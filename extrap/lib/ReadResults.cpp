@@ -25,8 +25,8 @@ struct View {
 class Simulator {
 public:
   Simulator(const Trace &t, bool compare, int64_t maxWork)
-      : t_(t), n_(t.header.nranks), compare_(compare), budget_(maxWork), limit_(maxWork), fd_(size_t(n_)), fh_(size_t(n_)),
-        view_(size_t(n_)) {
+      : t_(t), n_(t.header.nranks), compare_(compare), budget_(maxWork), limit_(maxWork), fd_(size_t(n_)),
+        fh_(size_t(n_)), view_(size_t(n_)) {
     innerWrites_ = hasInnerWrites(t.body);
   }
 
@@ -313,8 +313,8 @@ private:
   const int64_t limit_;
   bool innerWrites_ = false;
   std::string tooLarge_;
-  std::vector<std::map<int64_t, int64_t>> fd_, fh_; ///< per rank: code -> file id
-  std::vector<std::map<int64_t, View>> view_;       ///< per rank: fh code -> view
+  std::vector<std::map<int64_t, int64_t>> fd_, fh_;  ///< per rank: code -> file id
+  std::vector<std::map<int64_t, View>> view_;        ///< per rank: fh code -> view
   std::map<int64_t, std::optional<int64_t>> extent_; ///< file id -> size (nullopt: unknown)
   std::map<std::string, ReadOutcome> reads_;
 };

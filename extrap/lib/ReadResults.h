@@ -18,12 +18,12 @@ namespace sio::extrap {
 /// What the simulation found for one read event (keyed by its path in the
 /// body, "body[3].body[0]", as sio-extrap names events).
 struct ReadOutcome {
-  bool supported = true;   ///< the file's extent and the read's offset are known
-  std::string why;         ///< when not: what the trace does not hold
-  bool allFull = true;     ///< every recorded result was the requested byte count
-  std::string mismatch;    ///< a recorded result the extent does not give (first one)
-  bool iterationDependent = false; ///< a rank's result changes with the loop index
-  bool full = true;        ///< every computed result is the requested byte count
+  bool supported = true;              ///< the file's extent and the read's offset are known
+  std::string why;                    ///< when not: what the trace does not hold
+  bool allFull = true;                ///< every recorded result was the requested byte count
+  std::string mismatch;               ///< a recorded result the extent does not give (first one)
+  bool iterationDependent = false;    ///< a rank's result changes with the loop index
+  bool full = true;                   ///< every computed result is the requested byte count
   std::map<int64_t, int64_t> perRank; ///< computed result by rank (last iteration)
 };
 

@@ -441,9 +441,9 @@ Trace grid3Trace(int64_t n) {
   ObjectEntry darray;
   darray.id = 0;
   darray.kind = "darray";
-  darray.fields["ints"] = {Expr(n),           Expr::rank(),      Expr(3),      Expr(16 * dims[0]),
-                           Expr(16 * dims[1]), Expr(16 * dims[2]), Expr(dims[0]), Expr(dims[1]),
-                           Expr(dims[2])};
+  darray.fields["ints"] = {
+      Expr(n),       Expr::rank(),  Expr(3),      Expr(16 * dims[0]), Expr(16 * dims[1]), Expr(16 * dims[2]),
+      Expr(dims[0]), Expr(dims[1]), Expr(dims[2])};
   t.datatypes.push_back(darray);
   Event e;
   e.op = "MPI_Dims_create";
@@ -537,15 +537,15 @@ Trace eofTrace(int64_t n, bool created) {
   t.files.push_back({0, {FileNamePart{"eof.dat", std::nullopt, 0}}});
   const RankList all = RankList::all(n);
   const Expr rank = Expr::rank();
-  Event open = event("open", 0x30, {param("file", Expr(0), n), param("flags", Expr(created ? 0102 : 02), n),
-                                    param("fd", Expr(3), n)});
+  Event open = event(
+      "open", 0x30, {param("file", Expr(0), n), param("flags", Expr(created ? 0102 : 02), n), param("fd", Expr(3), n)});
   t.body.push_back(eventNode(open, all));
   t.body.push_back(eventNode(event("pwrite", 0x31,
                                    {param("fd", Expr(3), n), param("count", Expr(9600 / n), n),
                                     param("offset", Expr(9600 / n) * rank, n), param("result", Expr(9600 / n), n)}),
                              all));
-  Event read = event("pread", 0x32, {param("fd", Expr(3), n), param("count", Expr(1200), n),
-                                     param("offset", Expr(1200) * rank, n)});
+  Event read = event("pread", 0x32,
+                     {param("fd", Expr(3), n), param("count", Expr(1200), n), param("offset", Expr(1200) * rank, n)});
   ElasticValue result;
   const int64_t full = std::min<int64_t>(n, 8);
   result.entries().push_back({RankList::range(0, full), Value(Expr(1200))});

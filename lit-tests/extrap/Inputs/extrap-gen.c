@@ -111,8 +111,7 @@ int main(int argc, char **argv) {
     MPI_File_open(MPI_COMM_WORLD, "gen.dat", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
     MPI_File_get_size(fh, &size);
     const MPI_Offset chunk = size / 8;
-    MPI_File_read_at(fh, rank * chunk, buf, (int)(chunk < (1 << 20) ? chunk : (1 << 20)), MPI_BYTE,
-                     MPI_STATUS_IGNORE);
+    MPI_File_read_at(fh, rank * chunk, buf, (int)(chunk < (1 << 20) ? chunk : (1 << 20)), MPI_BYTE, MPI_STATUS_IGNORE);
     MPI_File_close(&fh);
   }
   MPI_Barrier(MPI_COMM_WORLD);

@@ -45,8 +45,8 @@ std::optional<sio::trace::Expr> fitScaling(const std::vector<int64_t> &ranks,
 
 /// A model that reproduced every sample, with its coefficients solved.
 struct FittedModel {
-  std::string name;           ///< the model's name ("k/N + b")
-  sio::trace::Expr formula;   ///< in nranks
+  std::string name;         ///< the model's name ("k/N + b")
+  sio::trace::Expr formula; ///< in nranks
 };
 
 /// Every model (in the order tried) with zero residual that is uniquely
