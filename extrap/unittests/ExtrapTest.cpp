@@ -594,3 +594,41 @@ TEST(ExtrapReadResults, RefusesResultsTheWritesDoNotGive) {
 }
 
 } // namespace
+
+// A program that presets dims[1] = 2 (MPI_Dims_create(N, 3, {0, 2, 0})):
+// at 4, 8, 12, 16 ranks its grids are those of {0, 0, 0}, at 24 they are not
+// (4x2x3, not 4x3x2), so with a 24-rank input the preset is the only
+// hypothesis left and the 32-rank grid is 4x2x4.
+namespace {
+
+Trace presetTrace(int64_t n) {
+  Trace t;
+  t.header.program = "preset";
+  t.header.nranks = n;
+  const std::vector<int64_t> dims = sio::extrap::dimsCreate(n, std::vector<int64_t>{0, 2, 0});
+  Event e;
+  e.op = "MPI_Dims_create";
+  e.layer = Layer::SYNC;
+  e.site = 0x10;
+  e.params = {param("nnodes", Expr(n), n), param("ndims", Expr(3), n), param("dims0", Expr(dims[0]), n),
+              param("dims1", Expr(dims[1]), n), param("dims2", Expr(dims[2]), n)};
+  t.body.push_back(eventNode(e, RankList::all(n)));
+  return t;
+}
+
+TEST(ExtrapAmbiguity, PresetDimsCreateEntries) {
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16})
+    in.push_back(presetTrace(n));
+  EXPECT_NE(errorOf(in, 32).find("preset dims1=2 given by the program gives 4x2x4"), std::string::npos);
+  ExtrapOptions o;
+  o.targetRanks = 32;
+  o.prefer = {"preset"};
+  EXPECT_TRUE(diffTraces(extrapolate(in, o), presetTrace(32), DiffOptions{}).empty());
+  in.push_back(presetTrace(24));
+  Trace out = run(in, 32);
+  EXPECT_TRUE(diffTraces(out, presetTrace(32), DiffOptions{}).empty());
+  EXPECT_EQ(out.header.metadata.count("extrap_choices"), 0u);
+}
+
+} // namespace
