@@ -1,5 +1,6 @@
 #include "sio/extrap/Extrapolate.h"
 
+#include "ReadResults.h"
 #include "TimingFit.h"
 
 #include <algorithm>
@@ -48,6 +49,28 @@ std::vector<int64_t> dimsCreate(int64_t nnodes, int64_t ndims) {
   return best ? *best : std::vector<int64_t>{};
 }
 
+std::vector<int64_t> dimsCreate(int64_t nnodes, const std::vector<int64_t> &preset) {
+  int64_t given = 1, free = 0;
+  for (int64_t d : preset) {
+    if (d < 0)
+      return {};
+    d ? given *= d : ++free;
+  }
+  if (given <= 0 || nnodes % given != 0)
+    return {};
+  if (!free)
+    return given == nnodes ? preset : std::vector<int64_t>{};
+  std::vector<int64_t> grid = dimsCreate(nnodes / given, free);
+  if (grid.empty())
+    return {};
+  std::vector<int64_t> out = preset;
+  size_t next = 0;
+  for (int64_t &d : out)
+    if (!d)
+      d = grid[next++];
+  return out;
+}
+
 namespace {
 
 using namespace sio::trace;
@@ -89,17 +112,28 @@ public:
 
     unionTables(out);
     out.files = fitFiles();
-    out.datatypes = fitObjects("datatype", &Trace::datatypes);
-    out.comms = fitObjects("comm", &Trace::comms);
-    out.infos = fitObjects("info", &Trace::infos);
+    // The body before the object tables: a refusal then names the call
+    // (MPI_Dims_create) before the datatypes built from its output.
+    classifyReads();
     std::vector<const std::vector<Node> *> bodies;
     for (const Trace *t : in_)
       bodies.push_back(&t->body);
     out.body = fitBody(bodies, "body");
+    out.datatypes = fitObjects("datatype", &Trace::datatypes);
+    out.comms = fitObjects("comm", &Trace::comms);
+    out.infos = fitObjects("info", &Trace::infos);
+    if (!computedReads_.empty())
+      computeReadResults(out);
 
     std::ostringstream timing;
     timing << timingFits_ << " timing fits, worst relative error " << worstTimingError_ * 100 << "%";
     out.header.metadata["timing_fit"] = timing.str();
+    if (!choices_.empty()) {
+      std::string all;
+      for (const std::string &c : choices_)
+        all += (all.empty() ? "" : "; ") + c;
+      out.header.metadata["extrap_choices"] = all;
+    }
     return out;
   }
 
@@ -183,30 +217,166 @@ private:
     }
   }
 
-  std::optional<Expr> fitDims(const std::vector<int64_t> &ns, const std::vector<Rational> &values,
-                              std::vector<std::string> *tried) const {
+  // ------------------------------------------------------------ models
+  // Every admissible model that reproduces the inputs is a candidate; the
+  // value is extrapolated only when all candidates agree at the target, or
+  // --prefer names which to take (docs/extrap.md, Ambiguity).
+  struct Candidate {
+    std::string family;                                 ///< "scaling", "grid" or "preset" (MPI_Dims_create)
+    std::string name;                                   ///< shown in messages: "constant 2", "1*dims(N,3)[1]"
+    std::function<std::optional<Rational>(int64_t)> at; ///< the value at a rank count
+    Expr result;                                        ///< written for the target
+  };
+
+  // A value that is an integer multiple c of dimension k of the grid
+  // MPI_Dims_create(N, d) at every input (3 or more): c times that dimension
+  // of the target's grid, written as a constant (there is no formula for the
+  // grid).
+  void gridCandidates(const std::vector<int64_t> &ns, const std::vector<Rational> &values,
+                      std::vector<std::string> *tried, std::vector<Candidate> &out) const {
     for (int64_t d : dimsGrids_)
       for (int64_t k = 0; k < d; ++k) {
         if (tried)
           tried->push_back("c*dims(N," + std::to_string(d) + ")[" + std::to_string(k) + "] (MPI_Dims_create)");
-        auto dim = [&](int64_t n) { return Rational(dimsCreate(n, d).at(size_t(k))); };
-        Rational c = values[0] / dim(ns[0]);
-        bool fits = ns.size() >= 3;
+        auto dim = [d, k](int64_t n) -> std::optional<Rational> {
+          auto g = dimsCreate(n, d);
+          if (g.size() <= size_t(k))
+            return std::nullopt;
+          return Rational(g[size_t(k)]);
+        };
+        auto first = dim(ns[0]);
+        if (!first || ns.size() < 3)
+          continue;
+        Rational c = values[0] / *first;
+        bool fits = c.isInteger() && !c.isZero();
         for (size_t j = 0; j < ns.size() && fits; ++j)
-          fits = c * dim(ns[j]) == values[j];
-        if (fits && !c.isZero())
-          return Expr(c * dim(options_.targetRanks));
+          fits = dim(ns[j]) && c * *dim(ns[j]) == values[j];
+        auto target = dim(targetN());
+        if (!fits || !target)
+          continue;
+        auto at = [c, dim](int64_t n) -> std::optional<Rational> {
+          auto v = dim(n);
+          return v ? std::optional<Rational>(c * *v) : std::nullopt;
+        };
+        out.push_back(
+            {"grid", c.str() + "*dims(N," + std::to_string(d) + ")[" + std::to_string(k) + "]", at, Expr(c * *target)});
       }
-    return std::nullopt;
+  }
+
+  std::vector<Candidate> candidates(const std::vector<int64_t> &ns, const std::vector<Rational> &values,
+                                    std::vector<std::string> *tried) const {
+    std::vector<Candidate> out;
+    for (FittedModel &m : fitAllScaling(ns, values, tried)) {
+      Expr f = m.formula;
+      out.push_back({"scaling", m.name + " (" + f.str() + ")",
+                     [f](int64_t n) {
+                       return f.evaluateRational({0, n, {}});
+                     },
+                     f});
+    }
+    gridCandidates(ns, values, tried, out);
+    return out;
+  }
+
+  /// The smallest rank count above the inputs (in the inputs' step first:
+  /// 20, 24, 28, ... after 4, 8, 12, 16) where a and b differ.
+  static int64_t decidingRanks(const std::vector<int64_t> &ns, int64_t target,
+                               const std::function<bool(int64_t)> &differs) {
+    int64_t step = 0;
+    for (int64_t n : ns)
+      step = std::gcd(step, n);
+    const int64_t top = ns.back();
+    for (int64_t n = top + step; step > 0 && n <= top + 256 * step; n += step)
+      if (differs(n))
+        return n;
+    for (int64_t n = top + 1; n <= top + 4096; ++n)
+      if (differs(n))
+        return n;
+    return target;
+  }
+
+  /// Index into `cands` of the model to use, or throws AmbiguityError.
+  /// `agree(i, j, n)` says whether candidates i and j give the same at n.
+  size_t choose(const std::vector<int64_t> &ns, const std::vector<std::string> &families,
+                const std::vector<std::string> &names, const std::function<bool(size_t, size_t, int64_t)> &agree,
+                const std::function<std::string(size_t, int64_t)> &valueAt, const std::string &subject,
+                const std::string &shownValues) const {
+    const int64_t target = targetN();
+    std::vector<size_t> distinct;
+    for (size_t i = 0; i < names.size(); ++i)
+      if (std::all_of(distinct.begin(), distinct.end(), [&](size_t j) { return !agree(i, j, target); }))
+        distinct.push_back(i);
+    if (distinct.size() <= 1)
+      return 0;
+    if (!bias_.empty()) { // a trial fit of fitOnLargerInputs, verified there
+      for (size_t i = 0; i < names.size(); ++i)
+        if (families[i] == bias_)
+          return i;
+      return 0;
+    }
+    for (const std::string &p : options_.prefer) {
+      const size_t at = p.find('@');
+      const std::string model = p.substr(0, at);
+      if (at != std::string::npos && subject.find(p.substr(at + 1)) == std::string::npos)
+        continue;
+      std::vector<size_t> matched;
+      for (size_t i = 0; i < names.size(); ++i)
+        if (families[i] == model || names[i] == model || names[i].rfind(model + " (", 0) == 0)
+          matched.push_back(i);
+      if (matched.empty() ||
+          !std::all_of(matched.begin(), matched.end(), [&](size_t i) { return agree(i, matched.front(), target); }))
+        continue;
+      std::string others;
+      for (size_t j : distinct)
+        if (!agree(j, matched.front(), target))
+          others += (others.empty() ? "" : ", ") + names[j];
+      choices_.push_back(subject + ": " + names[matched.front()] + " (--prefer " + p + ") over " + others);
+      return matched.front();
+    }
+    const size_t a = distinct[0], b = distinct[1];
+    const int64_t decide = decidingRanks(ns, target, [&](int64_t n) { return !agree(a, b, n); });
+    std::string msg = "ambiguous: " + subject + ": " + std::to_string(distinct.size()) +
+                      " models reproduce every input but differ at N=" + std::to_string(target) +
+                      "\n  values per input: " + shownValues;
+    for (size_t i : distinct)
+      msg += "\n  " + families[i] + " " + names[i] + " gives " + valueAt(i, target) + " at N=" + std::to_string(target);
+    // The --prefer word of a candidate: a scaling model's name, else its family.
+    auto token = [&](size_t i) {
+      return families[i] == "scaling" ? names[i].substr(0, names[i].find(" (")) : families[i];
+    };
+    msg += "\n  add a trace at N=" + std::to_string(decide) + " (" + names[a] + " gives " + valueAt(a, decide) + ", " +
+           names[b] + " gives " + valueAt(b, decide) + "), or choose with --prefer " + token(a) + " or --prefer " +
+           token(b) + " (add @WHERE to choose for this value only)";
+    throw AmbiguityError(msg);
+  }
+
+  /// The model of one value (samples at ns), nullopt when none fits; throws
+  /// AmbiguityError when fitting models disagree at the target.
+  std::optional<Expr> fitCoefficient(const std::vector<int64_t> &ns, const std::vector<Rational> &values,
+                                     const std::string &subject, std::vector<std::string> *tried) const {
+    std::vector<Candidate> cands = candidates(ns, values, tried);
+    if (cands.empty())
+      return std::nullopt;
+    std::vector<std::string> families, names;
+    for (const Candidate &c : cands) {
+      families.push_back(c.family);
+      names.push_back(c.name);
+    }
+    std::string shown;
+    for (size_t k = 0; k < ns.size(); ++k)
+      shown += (k ? ", N=" : "N=") + std::to_string(ns[k]) + ": " + values[k].str();
+    auto show = [](const std::optional<Rational> &v) { return v ? v->str() : std::string("nothing"); };
+    size_t i = choose(
+        ns, families, names, [&](size_t a, size_t b, int64_t n) { return cands[a].at(n) == cands[b].at(n); },
+        [&](size_t a, int64_t n) { return show(cands[a].at(n)); }, subject, shown);
+    return cands[i].result;
   }
 
   // ------------------------------------------------------------ scalars
   Expr fitScalar(const std::string &where, const std::string &what, const std::vector<Rational> &values,
                  const std::vector<std::string> &shown) const {
     std::vector<std::string> tried;
-    if (auto e = fitScaling(ns_, values, &tried))
-      return *e;
-    if (auto e = fitDims(ns_, values, &tried))
+    if (auto e = fitCoefficient(ns_, values, what + " of " + where, &tried))
       return *e;
     refuse(where, what, shown, tried);
   }
@@ -232,6 +402,8 @@ private:
                const std::vector<const RankList *> *ranks = nullptr) const {
     try {
       return fitExprAt(ns_, where, what, values);
+    } catch (const AmbiguityError &) {
+      throw;
     } catch (const ExtrapError &) {
       if (auto e = fitOnLargerInputs(values, ranks))
         return *e;
@@ -295,7 +467,7 @@ private:
           fits = dimsCreate(ns_[k], d).at(size_t(j)) == periods[k];
         if (!fits)
           continue;
-        const int64_t c = dimsCreate(options_.targetRanks, d).at(size_t(j));
+        const int64_t c = dimsCreate(targetN(), d).at(size_t(j));
         if (target && *target != c)
           return std::nullopt;
         target = c;
@@ -303,9 +475,7 @@ private:
     if (!target)
       return std::nullopt;
     auto coefficient = [&](const std::vector<Rational> &v) -> std::optional<Expr> {
-      if (auto e = fitScaling(ns_, v, nullptr))
-        return e;
-      return fitDims(ns_, v, nullptr);
+      return fitCoefficient(ns_, v, "a grid coordinate's coefficient", nullptr);
     };
     auto qt = coefficient(q), mt = coefficient(m);
     if (!qt || !mt)
@@ -318,6 +488,8 @@ private:
       const Expr within = Expr::mod(Expr::rank(), Expr(*target));
       const Expr group = (Expr::rank() - within) / Expr(*target);
       return *qt * group + *mt * within + restT;
+    } catch (const AmbiguityError &) {
+      throw;
     } catch (const std::exception &) {
       return std::nullopt;
     }
@@ -347,14 +519,20 @@ private:
       ns.push_back(ns_[k]);
       subset.push_back(values[k]);
     }
-    Expr model;
-    try {
-      model = fitExprAt(ns, "", "", subset);
-    } catch (const ExtrapError &) {
-      return std::nullopt;
-    }
-    const uint32_t depth = std::min<uint32_t>(3, std::max(model.loopDepthUsed(), values.front()->loopDepthUsed()));
-    for (size_t k : other) {
+    // The subset can leave two models open (a grid dimension that is the
+    // same at every input of the subset): fit once taking scaling models,
+    // once taking grid models, each for the other inputs' rank counts (a grid
+    // model is a constant of the rank count it is fitted for) and checked
+    // there rank by rank; the ones that hold must agree at the target.
+    struct Restore {
+      const Extrapolator &x;
+      ~Restore() {
+        x.targetOverride_ = 0;
+        x.bias_.clear();
+      }
+    } restore{*this};
+    auto holds = [&](const Expr &model, size_t k) {
+      const uint32_t depth = std::min<uint32_t>(3, std::max(model.loopDepthUsed(), values.front()->loopDepthUsed()));
       std::vector<int64_t> rankSet;
       if (ranks && (*ranks)[k]->size() <= 4096)
         rankSet = (*ranks)[k]->ranks();
@@ -365,15 +543,48 @@ private:
       for (;;) {
         for (int64_t r : rankSet)
           if (model.evaluate({r, ns_[k], idx}) != values[k]->evaluate({r, ns_[k], idx}))
-            return std::nullopt;
+            return false;
         size_t d = 0;
         while (d < idx.size() && ++idx[d] == 3)
           idx[d++] = 0;
         if (d == idx.size())
-          break;
+          return true;
+      }
+    };
+    std::vector<std::pair<std::string, Expr>> models;
+    for (const char *family : {"scaling", "grid"}) {
+      bias_ = family;
+      try {
+        bool all = true;
+        for (size_t k : other) {
+          targetOverride_ = ns_[k];
+          all = all && holds(fitExprAt(ns, "", "", subset), k);
+        }
+        targetOverride_ = 0;
+        if (all)
+          models.emplace_back(family, fitExprAt(ns, "", "", subset));
+      } catch (const ExtrapError &) {
+        targetOverride_ = 0;
       }
     }
-    return model;
+    if (models.empty())
+      return std::nullopt;
+    if (models.size() == 2 && models[0].second != models[1].second) {
+      const int64_t n = options_.targetRanks;
+      for (int64_t r = 0; r < std::min<int64_t>(n, 4096); ++r)
+        if (models[0].second.evaluate({r, n, {}}) != models[1].second.evaluate({r, n, {}})) {
+          std::string shown;
+          for (size_t k = 0; k < values.size(); ++k)
+            shown += (k ? ", N=" : "N=") + std::to_string(ns_[k]) + ": " + values[k]->str();
+          throw AmbiguityError("ambiguous: a value fitted on the inputs N=" + std::to_string(ns.front()) + ".." +
+                               std::to_string(ns.back()) + " whose formula has the largest input's shape: " +
+                               "a scaling model (" + models[0].second.str() + ") and a grid model (" +
+                               models[1].second.str() + ") reproduce every input but differ at N=" + std::to_string(n) +
+                               " (rank " + std::to_string(r) + ")\n  values per input: " + shown +
+                               "\n  add a trace at another rank count whose grid dimensions differ from the inputs'");
+        }
+    }
+    return models.front().second;
   }
 
   Expr fitExprAt(const std::vector<int64_t> &ns, const std::string &where, const std::string &what,
@@ -392,11 +603,9 @@ private:
     for (auto &[m, v] : coefficients) {
       v.resize(values.size());
       std::vector<std::string> tried;
-      auto c = fitScaling(ns, v, &tried);
-      if (!c)
-        c = fitDims(ns, v, &tried);
+      std::string term = m.empty() ? "the constant term" : "the coefficient of " + Expr::ofMonomial(m).str();
+      auto c = fitCoefficient(ns, v, what + " (" + term + ") of " + where, &tried);
       if (!c) {
-        std::string term = m.empty() ? "the constant term" : "the coefficient of " + Expr::ofMonomial(m).str();
         if (ns.size() != ns_.size()) { // a subset of the inputs: label them here
           std::string msg = "cannot extrapolate " + what + " (" + term + ") of " + where + "\n  values per input:";
           for (size_t k = 0; k < ns.size(); ++k)
@@ -560,6 +769,223 @@ private:
     return scaleTiming(*stats.back(), fit.predicted);
   }
 
+  // ------------------------------------------------------- read results
+  // A read's result is min(requested, max(0, extent - offset)) with the
+  // file's extent at that point, which the trace's earlier writes give
+  // (ReadResults.h). Each input is simulated and must reproduce its
+  // recorded results; the target's are then computed the same way. A read
+  // the simulation cannot follow (a file that existed before the run, a
+  // view with holes) is fitted like any value, and only when it read all
+  // it asked for at every input.
+  void classifyReads() {
+    std::vector<std::map<std::string, ReadOutcome>> sims;
+    for (const Trace *t : in_)
+      sims.push_back(simulateReads(*t, true));
+    for (const auto &[path, first] : sims.back()) {
+      bool supported = true, allFull = true;
+      std::string mismatch, why;
+      for (size_t k = 0; k < sims.size(); ++k) {
+        auto it = sims[k].find(path);
+        if (it == sims[k].end()) {
+          supported = false;
+          why = "it does not run at N=" + std::to_string(ns_[k]);
+          continue;
+        }
+        const ReadOutcome &o = it->second;
+        allFull = allFull && o.allFull;
+        if (!o.supported) {
+          if (supported)
+            why = o.why + " at N=" + std::to_string(ns_[k]);
+          supported = false;
+        } else if (!o.mismatch.empty() && mismatch.empty()) {
+          mismatch = "N=" + std::to_string(ns_[k]) + ": " + o.mismatch;
+        }
+      }
+      if (supported && mismatch.empty())
+        readResults_[path] = ""; // computed
+      else if (supported)
+        readResults_[path] = "its result does not follow from the trace's writes (" + mismatch +
+                             "): it depends on data the trace does not hold, e.g. a file that existed before the run";
+      else if (!allFull)
+        readResults_[path] = "a short read whose result the trace cannot explain: " + why;
+      // else: fitted as before (every input read all it asked for)
+    }
+  }
+
+  void computeReadResults(Trace &out) const {
+    const auto sim = simulateReads(out, false);
+    std::function<void(std::vector<Node> &, const std::string &)> fill = [&](std::vector<Node> &nodes,
+                                                                             const std::string &path) {
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        const std::string here = path + "[" + std::to_string(i) + "]";
+        Node &node = nodes[i];
+        if (node.isLoop()) {
+          fill(node.loop().body, here + ".body");
+          continue;
+        }
+        if (!computedReads_.count(here))
+          continue;
+        Event &e = node.event();
+        const std::string where = describe(e, here);
+        auto it = sim.find(here);
+        if (it == sim.end() || !it->second.supported)
+          throw ExtrapError("cannot extrapolate parameter 'result' of " + where + ": at " +
+                            std::to_string(options_.targetRanks) + " ranks " +
+                            (it == sim.end() ? std::string("it does not run") : it->second.why));
+        const ReadOutcome &o = it->second;
+        Param *result = nullptr;
+        for (Param &p : e.params)
+          if (p.name == "result")
+            result = &p;
+        if (o.iterationDependent)
+          throw ExtrapError("cannot extrapolate parameter 'result' of " + where + ": at " +
+                            std::to_string(options_.targetRanks) +
+                            " ranks a rank's result changes from one iteration to the next (a loop that reads "
+                            "across the end of the file)");
+        // Every rank read all it asked for: the result is the request, still a
+        // formula of nranks (count, or count times the datatype's size).
+        if (o.full) {
+          const Param *count = e.param("count");
+          int64_t size = e.op == "pread" ? 1 : 0; // 0: not known
+          if (!size) {
+            const Param *dt = e.param("datatype");
+            const Expr *id = dt && dt->value.isUniform() ? std::get_if<Expr>(&dt->value.entries()[0].value) : nullptr;
+            for (const ObjectEntry &d : out.datatypes)
+              if (id && id->constantValue() == d.id && d.kind == "named" && d.fields.count("size") &&
+                  !d.fields.at("size").empty())
+                size = d.fields.at("size")[0].constantValue().value_or(0);
+          }
+          if (count && size > 0) {
+            ElasticValue v = count->value;
+            bool exprs = true;
+            for (ElasticEntry &x : v.entries())
+              if (Expr *c = std::get_if<Expr>(&x.value))
+                x.value = *c * Expr(size);
+              else
+                exprs = false;
+            if (exprs) {
+              result->value = std::move(v);
+              continue;
+            }
+          }
+        }
+        // One entry per distinct result, over the ranks that get it.
+        std::map<int64_t, std::vector<int64_t>> byValue;
+        for (const auto &[rank, got] : o.perRank)
+          byValue[got].push_back(rank);
+        if (byValue.size() > 4096)
+          throw ExtrapError("cannot extrapolate parameter 'result' of " + where + ": " +
+                            std::to_string(byValue.size()) + " different results at the target");
+        ElasticValue v;
+        for (auto &[got, ranks] : byValue)
+          v.entries().push_back({RankList::fromRanks(std::move(ranks)), Value(Expr(got))});
+        result->value = std::move(v);
+      }
+    };
+    fill(out.body, "body");
+  }
+
+  // MPI_Dims_create's output is a function sio knows: it is recomputed at
+  // the target from the (fitted) nnodes and ndims, never fitted itself. The
+  // trace records the output grid only, not the dims the program preset, so
+  // each way of presetting entries that were the same at every input is a
+  // hypothesis; those that reproduce every input must agree at the target
+  // (or --prefer grid / --prefer preset chooses).
+  void recomputeDims(const std::vector<const Event *> &events, const std::string &where, Event &out) const {
+    auto uniform = [](const ElasticValue &v) -> std::optional<int64_t> {
+      if (!v.isUniform())
+        return std::nullopt;
+      const Expr *x = std::get_if<Expr>(&v.entries()[0].value);
+      return x ? x->constantValue() : std::nullopt;
+    };
+    auto fail = [&](const std::string &why) {
+      throw ExtrapError("cannot recompute the output of " + where + " at " + std::to_string(options_.targetRanks) +
+                        " ranks: " + why);
+    };
+    std::vector<int64_t> nnodes;
+    std::vector<std::vector<int64_t>> grids;
+    int64_t ndims = 0;
+    for (const Event *e : events) {
+      const Param *n = e->param("nnodes"), *d = e->param("ndims");
+      auto nv = n ? uniform(n->value) : std::nullopt, dv = d ? uniform(d->value) : std::nullopt;
+      if (!nv || !dv || *dv < 1 || (ndims && *dv != ndims))
+        fail("nnodes and ndims must be the same on every rank, and ndims the same at every rank count");
+      ndims = *dv;
+      nnodes.push_back(*nv);
+      std::vector<int64_t> g;
+      for (int64_t k = 0; k < std::min<int64_t>(ndims, 4); ++k) {
+        const Param *x = e->param("dims" + std::to_string(k));
+        auto v = x ? uniform(x->value) : std::nullopt;
+        if (!v)
+          fail("its output dims" + std::to_string(k) + " differs between ranks or is missing");
+        g.push_back(*v);
+      }
+      grids.push_back(std::move(g));
+    }
+    const Param *fitted = out.param("nnodes");
+    if (!fitted || fitted->value.entries().size() != 1)
+      fail("nnodes is not one value");
+    const Expr nnodesModel = std::get<Expr>(fitted->value.entries()[0].value);
+    auto nnodesAt = [&](int64_t n) -> std::optional<int64_t> { return nnodesModel.evaluate({0, n, {}}); };
+    // Entries equal at every input may have been preset by the program.
+    std::vector<size_t> constant;
+    for (size_t k = 0; k < grids[0].size(); ++k)
+      if (std::all_of(grids.begin(), grids.end(), [&](const auto &g) { return g[k] == grids[0][k]; }))
+        constant.push_back(k);
+    std::vector<std::vector<int64_t>> hypotheses; // preset dims (0 = free)
+    for (uint32_t mask = 0; mask < (1u << constant.size()); ++mask) {
+      std::vector<int64_t> preset(size_t(ndims), 0);
+      for (size_t b = 0; b < constant.size(); ++b)
+        if (mask & (1u << b))
+          preset[constant[b]] = grids[0][constant[b]];
+      bool fits = true;
+      for (size_t k = 0; k < events.size() && fits; ++k) {
+        auto g = dimsCreate(nnodes[k], preset);
+        fits = g.size() == size_t(ndims) && std::equal(grids[k].begin(), grids[k].end(), g.begin());
+      }
+      if (fits)
+        hypotheses.push_back(std::move(preset));
+    }
+    if (hypotheses.empty())
+      fail("MPI's grids are not MPI_Dims_create's most balanced grids with any entries preset");
+    auto gridAt = [&](size_t h, int64_t n) -> std::vector<int64_t> {
+      auto nn = nnodesAt(n);
+      return nn ? dimsCreate(*nn, hypotheses[h]) : std::vector<int64_t>{};
+    };
+    std::vector<std::string> families, names;
+    for (const auto &h : hypotheses) {
+      std::string preset;
+      for (size_t k = 0; k < h.size(); ++k)
+        if (h[k])
+          preset += (preset.empty() ? "" : ", ") + std::string("dims") + std::to_string(k) + "=" + std::to_string(h[k]);
+      families.push_back(preset.empty() ? "grid" : "preset");
+      names.push_back(preset.empty() ? "all dims computed by MPI_Dims_create" : preset + " given by the program");
+    }
+    auto show = [](const std::vector<int64_t> &g) {
+      std::string s;
+      for (int64_t d : g)
+        s += (s.empty() ? "" : "x") + std::to_string(d);
+      return s.empty() ? std::string("no grid") : s;
+    };
+    std::string shown;
+    for (size_t k = 0; k < ns_.size(); ++k)
+      shown += (k ? ", N=" : "N=") + std::to_string(ns_[k]) + ": " + show(grids[k]);
+    const size_t h = choose(
+        ns_, families, names, [&](size_t a, size_t b, int64_t n) { return gridAt(a, n) == gridAt(b, n); },
+        [&](size_t a, int64_t n) { return show(gridAt(a, n)); }, "the output dims of " + where, shown);
+    const std::vector<int64_t> target = gridAt(h, options_.targetRanks);
+    if (target.size() != size_t(ndims))
+      fail("MPI_Dims_create(" + nnodesModel.str() + ", " + std::to_string(ndims) + ") has no grid there");
+    for (Param &p : out.params) {
+      if (p.name.rfind("dims", 0) != 0)
+        continue;
+      const size_t k = std::stoul(p.name.substr(4));
+      ElasticValue v = fitted->value;
+      v.entries()[0].value = Expr(target.at(k));
+      p.value = std::move(v);
+    }
+  }
+
   Event fitEvent(const std::vector<const Event *> &events, const std::string &path) {
     const Event &ref = *events.back();
     std::string where = describe(ref, path);
@@ -582,12 +1008,29 @@ private:
     out.layer = ref.layer;
     out.site = ref.site;
     out.inner = ref.inner;
+    const bool dimsCreate = ref.op == "MPI_Dims_create" && !ref.param("error");
     for (size_t p = 0; p < ref.params.size(); ++p) {
+      if (dimsCreate && ref.params[p].name.rfind("dims", 0) == 0) {
+        out.params.push_back({ref.params[p].name, {}}); // recomputed below, never fitted
+        continue;
+      }
+      if (isModeledRead(ref.op) && ref.params[p].name == "result") {
+        auto how = readResults_.find(path);
+        if (how != readResults_.end() && how->second.empty()) {
+          out.params.push_back({"result", {}}); // computed at the target from the file's extent
+          computedReads_.insert(path);
+          continue;
+        }
+        if (how != readResults_.end())
+          throw ExtrapError("cannot extrapolate parameter 'result' of " + where + ": " + how->second);
+      }
       std::vector<const ElasticValue *> values;
       for (const Event *e : events)
         values.push_back(&e->params[p].value);
       out.params.push_back({ref.params[p].name, fitElastic(where, "parameter '" + ref.params[p].name + "'", values)});
     }
+    if (dimsCreate)
+      recomputeDims(events, where, out);
     std::vector<const TimingStats *> compute, duration;
     for (const Event *e : events) {
       compute.push_back(&e->compute);
@@ -894,6 +1337,15 @@ private:
           differ(where, "different definitions", {e.kind + " " + e.name, ref.kind + " " + ref.name});
       }
       entry.strings = fitStrings(where, table == &Trace::infos, i, table);
+      // A named datatype's fields (its size and extent) are MPI's, the same
+      // at every rank count: taken as they are, never fitted.
+      if (table == &Trace::datatypes && ref.kind == "named") {
+        for (const Trace *t : in_)
+          if ((t->*table)[i].fields != ref.fields)
+            differ(where, "different fields of a named datatype", {});
+        out.push_back(std::move(entry));
+        continue;
+      }
       for (auto &[name, values] : entry.fields) {
         for (size_t v = 0; v < values.size(); ++v) {
           std::vector<const Expr *> samples;
@@ -903,7 +1355,9 @@ private:
               differ(where, "different field '" + name + "'", {});
             samples.push_back(&it->second[v]);
           }
-          values[v] = fitExpr(where, "field '" + name + "'", samples);
+          const std::string what =
+              "field '" + name + "'" + (values.size() > 1 ? "[" + std::to_string(v) + "]" : std::string());
+          values[v] = fitExpr(where, what, samples);
         }
       }
       out.push_back(std::move(entry));
@@ -914,6 +1368,16 @@ private:
   std::vector<const Trace *> in_;
   std::vector<int64_t> ns_;
   std::set<int64_t> dimsGrids_; ///< ndims of MPI_Dims_create(nranks, ndims) calls every input made
+  mutable std::vector<std::string> choices_; ///< what --prefer settled (metadata "extrap_choices")
+  mutable int64_t targetOverride_ = 0;       ///< fitOnLargerInputs: fit for another rank count
+  mutable std::string bias_;                 ///< fitOnLargerInputs: the family taken when models disagree
+
+  /// The rank count models are evaluated for (the target, but for trial fits).
+  int64_t targetN() const { return targetOverride_ ? targetOverride_ : options_.targetRanks; }
+  /// Read events by path: "" when the result is computed from the file's
+  /// extent, else why it cannot be extrapolated; absent: fitted as before.
+  std::map<std::string, std::string> readResults_;
+  std::set<std::string> computedReads_; ///< the reads whose result computeReadResults fills
   const ExtrapOptions &options_;
   size_t timingFits_ = 0;
   double worstTimingError_ = 0;

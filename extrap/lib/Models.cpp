@@ -44,8 +44,9 @@ std::vector<ScalingModel> allModels() {
   return all;
 }
 
-std::optional<Expr> fitScaling(const std::vector<int64_t> &ranks, const std::vector<Rational> &values,
-                               std::vector<std::string> *tried) {
+std::vector<FittedModel> fitAllScaling(const std::vector<int64_t> &ranks, const std::vector<Rational> &values,
+                                       std::vector<std::string> *tried) {
+  std::vector<FittedModel> fitted;
   for (const ScalingModel &model : allModels()) {
     if (tried)
       tried->push_back(model.name);
@@ -74,12 +75,20 @@ std::optional<Expr> fitScaling(const std::vector<int64_t> &ranks, const std::vec
       Expr e;
       for (size_t i = 0; i < model.basis.size(); ++i)
         e = e + Expr(solution->x[i]) * model.basis[i];
-      return e;
+      fitted.push_back({model.name, std::move(e)});
     } catch (const std::exception &) {
       continue;
     }
   }
-  return std::nullopt;
+  return fitted;
+}
+
+std::optional<Expr> fitScaling(const std::vector<int64_t> &ranks, const std::vector<Rational> &values,
+                               std::vector<std::string> *tried) {
+  auto all = fitAllScaling(ranks, values, tried);
+  if (all.empty())
+    return std::nullopt;
+  return all.front().formula;
 }
 
 } // namespace sio::extrap

@@ -17,7 +17,8 @@
 namespace {
 
 constexpr const char *kUsage = R"(usage: sio-extrap TRACE... [--ranks N] [-o OUT.json] [--emit-replay REPLAY.cpp]
-                  [--min-inputs K] [--path-map OLD=NEW]... [--verbose]
+                  [--min-inputs K] [--path-map OLD=NEW]... [--prefer MODEL[@WHERE]]...
+                  [--verbose]
 
 Extrapolates traces of one program taken at several rank counts (at least
 four by default, any order) to the trace the program would write at N ranks.
@@ -33,11 +34,20 @@ options:
   --path-map OLD=NEW    read input file names starting with OLD as starting
                         with NEW (repeatable; longest OLD wins): traces taken
                         in per-run directories then name the same files
+  --prefer MODEL[@WHERE]
+                        when models that reproduce every input differ at N
+                        (sio-extrap refuses and names them), take MODEL: a
+                        model name (constant, k/N, ...) or a family (scaling,
+                        grid, preset); with @WHERE only for values whose
+                        description contains WHERE (repeatable, first wins).
+                        The choices are recorded in the output's metadata
+                        (extrap_choices)
   --verbose             print every timing fit and its error
   -h, --help            this text
   --version             print the version
 
-exit status: 0 success, 2 bad input or a value that no model fits
+exit status: 0 success, 2 bad input, a value that no model fits, or one that
+two models fit with different values at N
 )";
 
 [[noreturn]] void usageError(const std::string &message) {
@@ -89,6 +99,11 @@ int main(int argc, char **argv) {
       if (eq == std::string::npos || eq == 0)
         usageError("--path-map needs OLD=NEW, got '" + map + "'");
       options.pathMaps.emplace_back(map.substr(0, eq), map.substr(eq + 1));
+    } else if (arg == "--prefer") {
+      std::string model = value();
+      if (model.empty() || model[0] == '@')
+        usageError("--prefer needs MODEL or MODEL@WHERE, got '" + model + "'");
+      options.prefer.push_back(model);
     } else if (arg == "--verbose") {
       verbose = true;
     } else if (!arg.empty() && arg[0] == '-') {

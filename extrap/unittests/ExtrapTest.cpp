@@ -425,3 +425,210 @@ TEST(Extrap, NumericInfoValuesAreFitted) {
 }
 
 } // namespace
+
+// Never silently wrong: a 3-d grid whose dims1 is 2 at 4, 8, 12 and 16 ranks
+// (and 4 at 32) fits "constant 2" and "dims(N,3)[1]" alike. MPI_Dims_create's
+// output is recomputed, never fitted; a value both models fit is refused,
+// naming both and the rank count that decides (24), unless --prefer chooses
+// or a trace at 24 is among the inputs.
+namespace {
+
+Trace grid3Trace(int64_t n) {
+  Trace t;
+  t.header.program = "grid3";
+  t.header.nranks = n;
+  const std::vector<int64_t> dims = sio::extrap::dimsCreate(n, 3);
+  ObjectEntry darray;
+  darray.id = 0;
+  darray.kind = "darray";
+  darray.fields["ints"] = {
+      Expr(n),       Expr::rank(),  Expr(3),      Expr(16 * dims[0]), Expr(16 * dims[1]), Expr(16 * dims[2]),
+      Expr(dims[0]), Expr(dims[1]), Expr(dims[2])};
+  t.datatypes.push_back(darray);
+  Event e;
+  e.op = "MPI_Dims_create";
+  e.layer = Layer::SYNC;
+  e.site = 0x10;
+  e.params = {param("nnodes", Expr(n), n), param("ndims", Expr(3), n), param("dims0", Expr(dims[0]), n),
+              param("dims1", Expr(dims[1]), n), param("dims2", Expr(dims[2]), n)};
+  t.body.push_back(eventNode(e, RankList::all(n)));
+  t.body.push_back(eventNode(event("MPI_File_write_all", 0x11, {param("count", Expr(4096), n)}), RankList::all(n)));
+  return t;
+}
+
+TEST(ExtrapAmbiguity, DimsCreateWithPresetEntries) {
+  using sio::extrap::dimsCreate;
+  // What MPICH returns (checked with MPI_Dims_create): free entries get the
+  // balanced grid of the rest, in non-increasing order.
+  EXPECT_EQ(dimsCreate(32, std::vector<int64_t>{0, 2, 0}), (std::vector<int64_t>{4, 2, 4}));
+  EXPECT_EQ(dimsCreate(24, std::vector<int64_t>{0, 0, 3}), (std::vector<int64_t>{4, 2, 3}));
+  EXPECT_EQ(dimsCreate(30, std::vector<int64_t>{0, 0, 0}), (std::vector<int64_t>{5, 3, 2}));
+  EXPECT_TRUE(dimsCreate(30, std::vector<int64_t>{0, 4, 0}).empty());
+}
+
+TEST(ExtrapAmbiguity, RefusesAndNamesTheDecidingRankCount) {
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16})
+    in.push_back(grid3Trace(n));
+  ExtrapOptions o;
+  o.targetRanks = 32;
+  try {
+    extrapolate(in, o);
+    FAIL() << "extrapolated an ambiguous grid";
+  } catch (const sio::extrap::AmbiguityError &e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("add a trace at N=24"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("grid"), std::string::npos) << msg;
+  }
+  // Three inputs, 4, 8, 16: the same.
+  std::vector<Trace> three = {grid3Trace(4), grid3Trace(8), grid3Trace(16)};
+  o.minInputs = 3;
+  EXPECT_THROW(extrapolate(three, o), sio::extrap::AmbiguityError);
+}
+
+TEST(ExtrapAmbiguity, ATraceAtTheDecidingCountSettlesIt) {
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16, 24})
+    in.push_back(grid3Trace(n));
+  ExtrapOptions o;
+  o.targetRanks = 32;
+  Trace out = extrapolate(in, o);
+  auto diffs = diffTraces(out, grid3Trace(32), DiffOptions{});
+  EXPECT_TRUE(diffs.empty()) << (diffs.empty() ? "" : diffs[0].where + ": " + diffs[0].what);
+  EXPECT_EQ(out.header.metadata.count("extrap_choices"), 0u);
+}
+
+TEST(ExtrapAmbiguity, PreferSettlesItAndIsRecorded) {
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16})
+    in.push_back(grid3Trace(n));
+  ExtrapOptions o;
+  o.targetRanks = 32;
+  // The grid for the darray's fields, constants for the rest (the count of
+  // 4096 is 2048*dims1 as well at these inputs).
+  o.prefer = {"grid@datatype", "grid@MPI_Dims_create", "constant"};
+  Trace out = extrapolate(in, o);
+  auto diffs = diffTraces(out, grid3Trace(32), DiffOptions{});
+  EXPECT_TRUE(diffs.empty()) << (diffs.empty() ? "" : diffs[0].where + ": " + diffs[0].what);
+  ASSERT_EQ(out.header.metadata.count("extrap_choices"), 1u);
+  EXPECT_NE(out.header.metadata["extrap_choices"].find("--prefer grid@datatype"), std::string::npos);
+  // Preferring constants everywhere is what the user asked for: recorded too.
+  o.prefer = {"constant", "preset"};
+  Trace wrong = extrapolate(in, o);
+  EXPECT_FALSE(diffTraces(wrong, grid3Trace(32), DiffOptions{}).empty());
+  EXPECT_NE(wrong.header.metadata["extrap_choices"].find("--prefer constant"), std::string::npos);
+}
+
+} // namespace
+
+// Read results follow from the file's extent: in a strong-scaling program
+// rank r writes 9600/N bytes at r*9600/N (9600 bytes in all), then reads
+// 1200 bytes at r*1200: ranks 8 and
+// up read past the end (0 bytes) at 12 and 16 ranks, every rank reads all at
+// 4 and 8. Modeled as min(count, max(0, extent - offset)), the result is
+// exact at 32; with the file opened without O_CREAT (it existed before the
+// run) the same results are refused.
+namespace {
+
+Trace eofTrace(int64_t n, bool created) {
+  Trace t;
+  t.header.program = "eof";
+  t.header.nranks = n;
+  t.files.push_back({0, {FileNamePart{"eof.dat", std::nullopt, 0}}});
+  const RankList all = RankList::all(n);
+  const Expr rank = Expr::rank();
+  Event open = event(
+      "open", 0x30, {param("file", Expr(0), n), param("flags", Expr(created ? 0102 : 02), n), param("fd", Expr(3), n)});
+  t.body.push_back(eventNode(open, all));
+  t.body.push_back(eventNode(event("pwrite", 0x31,
+                                   {param("fd", Expr(3), n), param("count", Expr(9600 / n), n),
+                                    param("offset", Expr(9600 / n) * rank, n), param("result", Expr(9600 / n), n)}),
+                             all));
+  Event read = event("pread", 0x32,
+                     {param("fd", Expr(3), n), param("count", Expr(1200), n), param("offset", Expr(1200) * rank, n)});
+  ElasticValue result;
+  const int64_t full = std::min<int64_t>(n, 8);
+  result.entries().push_back({RankList::range(0, full), Value(Expr(1200))});
+  if (n > 8)
+    result.entries().push_back({RankList::range(8, n - 8), Value(Expr(0))});
+  read.params.push_back({"result", result});
+  t.body.push_back(eventNode(read, all));
+  return t;
+}
+
+TEST(ExtrapReadResults, ShortReadsPastTheEndAreExact) {
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16})
+    in.push_back(eofTrace(n, true));
+  Trace out = run(in, 32);
+  auto diffs = diffTraces(out, eofTrace(32, true), DiffOptions{});
+  EXPECT_TRUE(diffs.empty()) << (diffs.empty() ? "" : diffs[0].where + ": " + diffs[0].what);
+  // And at 8, where every rank reads all: the result is the count again.
+  Trace at8 = run(in, 8);
+  EXPECT_TRUE(diffTraces(at8, eofTrace(8, true), DiffOptions{}).empty());
+}
+
+TEST(ExtrapReadResults, RefusesResultsFromAFileThatExistedBeforeTheRun) {
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16})
+    in.push_back(eofTrace(n, false));
+  const std::string msg = errorOf(in, 32);
+  EXPECT_NE(msg.find("parameter 'result'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("is not in the trace"), std::string::npos) << msg;
+}
+
+TEST(ExtrapReadResults, RefusesResultsTheWritesDoNotGive) {
+  // The recorded results say 0 from rank 6 up, the writes leave 9600 bytes.
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16}) {
+    Trace t = eofTrace(n, true);
+    auto &entries = t.body.back().event().params.back().value.entries();
+    entries.clear();
+    entries.push_back({RankList::range(0, std::min<int64_t>(n, 6)), Value(Expr(1200))});
+    if (n > 6)
+      entries.push_back({RankList::range(6, n - 6), Value(Expr(0))});
+    in.push_back(std::move(t));
+  }
+  const std::string msg = errorOf(in, 32);
+  EXPECT_NE(msg.find("does not follow from the trace's writes"), std::string::npos) << msg;
+}
+
+} // namespace
+
+// A program that presets dims[1] = 2 (MPI_Dims_create(N, 3, {0, 2, 0})):
+// at 4, 8, 12, 16 ranks its grids are those of {0, 0, 0}, at 24 they are not
+// (4x2x3, not 4x3x2), so with a 24-rank input the preset is the only
+// hypothesis left and the 32-rank grid is 4x2x4.
+namespace {
+
+Trace presetTrace(int64_t n) {
+  Trace t;
+  t.header.program = "preset";
+  t.header.nranks = n;
+  const std::vector<int64_t> dims = sio::extrap::dimsCreate(n, std::vector<int64_t>{0, 2, 0});
+  Event e;
+  e.op = "MPI_Dims_create";
+  e.layer = Layer::SYNC;
+  e.site = 0x10;
+  e.params = {param("nnodes", Expr(n), n), param("ndims", Expr(3), n), param("dims0", Expr(dims[0]), n),
+              param("dims1", Expr(dims[1]), n), param("dims2", Expr(dims[2]), n)};
+  t.body.push_back(eventNode(e, RankList::all(n)));
+  return t;
+}
+
+TEST(ExtrapAmbiguity, PresetDimsCreateEntries) {
+  std::vector<Trace> in;
+  for (int64_t n : {4, 8, 12, 16})
+    in.push_back(presetTrace(n));
+  EXPECT_NE(errorOf(in, 32).find("preset dims1=2 given by the program gives 4x2x4"), std::string::npos);
+  ExtrapOptions o;
+  o.targetRanks = 32;
+  o.prefer = {"preset"};
+  EXPECT_TRUE(diffTraces(extrapolate(in, o), presetTrace(32), DiffOptions{}).empty());
+  in.push_back(presetTrace(24));
+  Trace out = run(in, 32);
+  EXPECT_TRUE(diffTraces(out, presetTrace(32), DiffOptions{}).empty());
+  EXPECT_EQ(out.header.metadata.count("extrap_choices"), 0u);
+}
+
+} // namespace

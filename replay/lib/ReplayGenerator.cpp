@@ -1657,7 +1657,9 @@ private:
     }
     for (const auto &i : trace_.infos) {
       std::string self = "info[" + std::to_string(i.id) + "]";
-      if (i.kind == "null" || i.strings.empty()) {
+      // An info the program made and left empty is not MPI_INFO_NULL: the
+      // trace tells them apart, and so does the replay.
+      if (i.kind == "null") {
         out.line(self + " = MPI_INFO_NULL;");
         continue;
       }
@@ -1683,7 +1685,7 @@ private:
       out.line("    PMPI_Type_free(&t);");
     }
     for (const auto &i : trace_.infos)
-      if (i.kind != "null" && !i.strings.empty())
+      if (i.kind != "null")
         out.line("MPI_Info_free(&info[" + std::to_string(i.id) + "]);");
     out.close();
     out.blank();

@@ -43,6 +43,26 @@ std::optional<sio::trace::Expr> fitScaling(const std::vector<int64_t> &ranks,
                                            const std::vector<sio::trace::Rational> &values,
                                            std::vector<std::string> *tried = nullptr);
 
+/// A model that reproduced every sample, with its coefficients solved.
+struct FittedModel {
+  std::string name;         ///< the model's name ("k/N + b")
+  sio::trace::Expr formula; ///< in nranks
+};
+
+/// Every model (in the order tried) with zero residual that is uniquely
+/// determined by the samples. Two of them can reproduce the samples and still
+/// differ elsewhere: sio-extrap refuses such values (docs/extrap.md,
+/// Ambiguity) unless --prefer settles them.
+std::vector<FittedModel> fitAllScaling(const std::vector<int64_t> &ranks,
+                                       const std::vector<sio::trace::Rational> &values,
+                                       std::vector<std::string> *tried = nullptr);
+
+/// MPI_Dims_create(nnodes, ndims, dims) with some entries of dims preset
+/// (non-zero): the free entries get the most balanced grid of nnodes / the
+/// product of the preset ones, in non-increasing order (MPI 4.0 §8.5.2);
+/// empty when the preset entries do not divide nnodes.
+std::vector<int64_t> dimsCreate(int64_t nnodes, const std::vector<int64_t> &preset);
+
 /// The process grid MPI_Dims_create(nnodes, ndims, {0, ...}) returns (MPICH's
 /// most balanced grid, largest first); empty for arguments out of range.
 /// sio-extrap uses it for values that are multiples of a grid dimension when
@@ -59,6 +79,12 @@ struct ExtrapOptions {
   /// per-run directories (`/scratch/run4/out`, `/scratch/run8/out`) name the
   /// same files.
   std::vector<std::pair<std::string, std::string>> pathMaps;
+  /// `--prefer MODEL[@WHERE]`, in order: when models that reproduce every
+  /// input differ at the target, take the one named MODEL (a model name such
+  /// as "constant" or "k/N", or a family: "scaling", "grid", "preset"),
+  /// optionally only for values whose description contains WHERE. Each such
+  /// choice is recorded in the output's metadata ("extrap_choices").
+  std::vector<std::string> prefer;
 };
 
 /// Why extrapolation failed: names the event (site, source location), the
@@ -66,6 +92,13 @@ struct ExtrapOptions {
 class ExtrapError : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
+};
+
+/// Two admissible models reproduce every input but differ at the target:
+/// names both and the smallest rank count whose trace would decide.
+class AmbiguityError : public ExtrapError {
+public:
+  using ExtrapError::ExtrapError;
 };
 
 /// Applies `--path-map` rules (ExtrapOptions::pathMaps) to a trace's file names.

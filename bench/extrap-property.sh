@@ -1,0 +1,20 @@
+#!/bin/sh
+# The property test of extrapolation with more programs than CI runs
+# (lit-tests/extrap/property.test): COUNT programs drawn with SEED from the
+# parameter space of lit-tests/extrap/Inputs/extrap-gen.c, each traced at 4,
+# 8, 12, 16 and the target, extrapolated and compared with sio-trace diff.
+# Prints one line per program and "property: E exact, R refused, W wrong";
+# exits 1 on any wrong.
+#   usage: bench/extrap-property.sh [BUILD_DIR] [COUNT] [SEED] [TARGET]
+set -e
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$src/build}
+count=${2:-40}
+seed=${3:-1}
+target=${4:-32}
+. "$src/bench/common.sh"
+bench_workdir extrap-property
+"$build/bin/sio-cc" -O1 "$src/lit-tests/extrap/Inputs/extrap-gen.c" -o "$work/gen"
+echo "Command: bench/extrap-property.sh $build $count $seed $target ($(date -u +%Y-%m-%d), $(nproc) cores)"
+python3 "$src/lit-tests/extrap/Inputs/extrap-property.py" --exe "$work/gen" --bin "$build/bin" \
+  --mpiexec mpiexec.mpich --work "$work" --seed "$seed" --cases "$count" --target "$target"

@@ -1,0 +1,89 @@
+"""Property test of sio-extrap: every extrapolation is exact or refused.
+
+Draws programs from the parameter space of extrap-gen.c (grid 1/2/3-d from
+MPI_Dims_create or given dims; block, cyclic, darray, subarray; weak or
+strong scaling, with or without a remainder; step counts constant, 96/n or
+n/4; reads past the end of the file), traces each at the input rank counts
+and at the target, extrapolates to the target and compares with sio-trace
+diff. Each program is one of:
+  exact    sio-extrap exits 0 and its trace equals the real one
+  refused  sio-extrap exits 2 with an error (no output)
+  wrong    sio-extrap exits 0 and the traces differ, or it crashes
+Prints one line per program and the counts; exits 1 on any wrong.
+
+usage: extrap-property.py --exe GEN --bin BUILD_BIN --mpiexec MPIEXEC --work DIR
+                          [--seed S] [--cases K] [--inputs 4,8,12,16] [--target 32]
+                          [--case KEY=VALUE,...]...  (given programs, run before the K drawn)"""
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+
+SPACE = {
+    "grid": ["1", "2", "3"],
+    "dims": ["create", "given"],
+    "decomp": ["block", "cyclic", "darray", "subarray"],
+    "scale": ["weak", "strong"],
+    "rem": ["0", "1"],
+    "loop": ["const", "inv", "lin"],
+    "eof": ["0", "1"],
+}
+
+p = argparse.ArgumentParser()
+p.add_argument("--exe", required=True)
+p.add_argument("--bin", required=True)
+p.add_argument("--mpiexec", required=True)
+p.add_argument("--work", required=True)
+p.add_argument("--seed", type=int, default=1)
+p.add_argument("--cases", type=int, default=6)
+p.add_argument("--inputs", default="4,8,12,16")
+p.add_argument("--target", default="32")
+p.add_argument("--case", action="append", default=[])
+args = p.parse_args()
+
+
+def draw(rng):
+    case = {k: rng.choice(v) for k, v in SPACE.items()}
+    if case["scale"] == "weak":
+        case["rem"] = "0"  # a remainder is a strong-scaling notion
+    return case
+
+
+def trace(exe, case, n, work):
+    rundir = os.path.join(work, f"run{n}")
+    os.makedirs(rundir, exist_ok=True)
+    path = os.path.join(work, f"trace.{n}.json")
+    env = dict(os.environ, SIO_TRACE_FILE=path)
+    subprocess.run([args.mpiexec, "-n", str(n), exe, *[f"{k}={v}" for k, v in case.items()]], cwd=rundir,
+                   env=env, check=True, stdout=subprocess.DEVNULL)
+    return path
+
+
+rng = random.Random(args.seed)
+cases = [dict(kv.split("=", 1) for kv in c.split(",")) for c in args.case] + [draw(rng) for _ in range(args.cases)]
+counts = {"exact": 0, "refused": 0, "wrong": 0}
+for i, case in enumerate(cases):
+    work = os.path.join(args.work, f"case{i}")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    name = ",".join(f"{k}={v}" for k, v in case.items())
+    inputs = [trace(args.exe, case, int(n), work) for n in args.inputs.split(",")]
+    out = os.path.join(work, f"extrap.{args.target}.json")
+    x = subprocess.run([os.path.join(args.bin, "sio-extrap"), *inputs, "--ranks", args.target, "-o", out],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if x.returncode == 2 and "error:" in x.stdout and not os.path.exists(out):
+        verdict, detail = "refused", x.stdout.strip().splitlines()[0]
+    elif x.returncode != 0:
+        verdict, detail = "wrong", f"sio-extrap exit {x.returncode}: {x.stdout.strip()}"
+    else:
+        real = trace(args.exe, case, int(args.target), work)
+        d = subprocess.run([os.path.join(args.bin, "sio-trace"), "diff", out, real],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        verdict, detail = ("exact", "") if d.returncode == 0 else ("wrong", d.stdout.strip())
+    counts[verdict] += 1
+    print(f"{verdict}: {name}" + (f"\n  {detail[:2000]}" if detail else ""), flush=True)
+print(f"property: {counts['exact']} exact, {counts['refused']} refused, {counts['wrong']} wrong"
+      f" (seed {args.seed}, {len(cases)} programs, inputs {args.inputs}, target {args.target})")
+sys.exit(1 if counts["wrong"] else 0)
