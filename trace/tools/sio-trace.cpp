@@ -229,7 +229,8 @@ private:
       const bool opens = ev.param("file") != nullptr;
       auto isOutput = [&](const std::string &name) {
         return name == "result" || name == "error" ||
-               (opens && (name == "fh" || name == "fd" || name == "stream" || name == "dir"));
+               (opens && (name == "fh" || name == "fd" || name == "stream" || name == "dir")) ||
+               (ev.op == "fdopen" && name == "stream"); // a stream on the descriptor `fd`
       };
       layer_ = ev.layer;
       line += ev.op + "(";
