@@ -143,10 +143,25 @@ static void groupUnlocked(int n) {
   fclose(f);
 }
 
+/* open + fdopen + fclose of many files: each fclose releases the stream's
+ * and the descriptor's codes, so the codes stay the same in every iteration. */
+static void groupFdLoop(int n) {
+  for (int i = 0; i < 300 * n; ++i) {
+    char name[32];
+    snprintf(name, sizeof name, "fdloop_%d.dat", i);
+    int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    FILE *f = fdopen(fd, "w");
+    fputs("line\n", f);
+    fclose(f);
+  }
+}
+
 int main(int argc, char **argv) {
   int n = argc > 2 ? argc : 1;
   if (argc > 1 && strcmp(argv[1], "unlocked") == 0)
     groupUnlocked(n);
+  else if (argc > 1 && strcmp(argv[1], "fdloop") == 0)
+    groupFdLoop(n);
   else
     groupMain(n);
   return 0;
