@@ -729,7 +729,7 @@ private:
       // records the same operation and bytes.
       if (op == "fputc")
         return {p.constant("result") == 0 ? "// fputc: nothing written in the application"
-                                           : posix("fputc('r', " + streamArg() + ")")};
+                                          : posix("fputc('r', " + streamArg() + ")")};
       if (op == "fputs")
         return {posix("fputs(buffer.text(" + p("result") + "), " + streamArg() + ")")};
       if (op == "fprintf")
@@ -753,8 +753,8 @@ private:
       if (op == "fscanf")
         return {"fscanf(" + streamArg() + ", scanChars(" + p("result") + "));"};
       if (op == "fgetws")
-        return {"fgetws(static_cast<wchar_t *>(buffer.bytes((" + p("result") + " + 1) * i64(sizeof(wchar_t)))), toInt(" +
-                p("result") + " + 1), " + streamArg() + ");"};
+        return {"fgetws(static_cast<wchar_t *>(buffer.bytes((" + p("result") +
+                " + 1) * i64(sizeof(wchar_t)))), toInt(" + p("result") + " + 1), " + streamArg() + ");"};
       if (op == "fwscanf")
         return {"fwscanf(" + streamArg() + ", wideScanChars(" + p("result") + "));"};
       if (op == "fread" || op == "fwrite")
@@ -1172,8 +1172,8 @@ private:
 
   static bool isRead(const Event &e) {
     const std::string &op = e.op;
-    return op.find("read") != std::string::npos || op == "fread" || op == "fgetc" || op == "fgets" ||
-           op == "getline" || op == "getdelim" || op == "fscanf" || op == "fgetws" || op == "fwscanf";
+    return op.find("read") != std::string::npos || op == "fread" || op == "fgetc" || op == "fgets" || op == "getline" ||
+           op == "getdelim" || op == "fscanf" || op == "fgetws" || op == "fwscanf";
   }
 
   /// Tracks which file each constant handle refers to, the largest request
@@ -1319,10 +1319,11 @@ private:
         out.comment("  - " + a);
     }
     out.blank();
-    for (const char *header : {"<mpi.h>", "", "<algorithm>", "<cerrno>", "<chrono>", "<climits>", "<cmath>", "<cstdio>",
-                               "<cstdlib>", "<cstring>", "<initializer_list>", "<random>", "<string>",
-                               "<type_traits>", "<utility>", "<vector>", "<cwchar>", "", "<dirent.h>", "<fcntl.h>", "<sys/stat.h>",
-                               "<sys/syscall.h>", "<sys/uio.h>", "<unistd.h>"})
+    for (const char *header :
+         {"<mpi.h>",    "",          "<algorithm>",   "<cerrno>",        "<chrono>",    "<climits>",
+          "<cmath>",    "<cstdio>",  "<cstdlib>",     "<cstring>",       "<cwchar>",    "<initializer_list>",
+          "<random>",   "<string>",  "<type_traits>", "<utility>",       "<vector>",    "",
+          "<dirent.h>", "<fcntl.h>", "<sys/stat.h>",  "<sys/syscall.h>", "<sys/uio.h>", "<unistd.h>"})
       out.line(*header ? std::string("#include ") + header : "");
     out.blank();
     out.line("namespace sio_replay {");

@@ -13,10 +13,10 @@
 #include <cstdio>
 #include <cstring>
 #include <dirent.h>
-#include <wchar.h>
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <vector>
+#include <wchar.h>
 
 namespace sio::rt {
 
@@ -350,8 +350,8 @@ struct Veto : KindBase {
 
 /// A descriptor or stream the runtime follows (its open was recorded).
 inline bool recordedFd(int fd) {
-  return unsigned(fd) < unsigned(kMaxFd) && (g_fdCode[fd].load(std::memory_order_relaxed) != 0 ||
-                                             g_streamCode[fd].load(std::memory_order_relaxed) != 0);
+  return unsigned(fd) < unsigned(kMaxFd) &&
+         (g_fdCode[fd].load(std::memory_order_relaxed) != 0 || g_streamCode[fd].load(std::memory_order_relaxed) != 0);
 }
 
 /// Data sio cannot follow (mapped memory, in-kernel copies): on a recorded

@@ -15,11 +15,11 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
-#include <sys/types.h>
-#include <wchar.h>
 #include <string_view>
+#include <sys/types.h>
 #include <type_traits>
 #include <unistd.h>
+#include <wchar.h>
 
 #define SIO_EXPORT __attribute__((visibility("default")))
 
