@@ -99,6 +99,11 @@ public:
     out.header.complete = true;
     out.header.droppedEvents = 0;
     out.header.notes.clear();
+    out.header.inexact.clear();
+    for (const Trace *t : in_)
+      for (const std::string &why : t->header.inexact) // an input's gaps are the extrapolation's
+        if (std::find(out.header.inexact.begin(), out.header.inexact.end(), why) == out.header.inexact.end())
+          out.header.inexact.push_back(why);
     for (const Trace *t : in_)
       if (!t->header.complete) {
         out.header.complete = false;

@@ -694,11 +694,7 @@ private:
       auto streamArg = [&] { return "stream[" + p("stream") + "]"; };
       if (op == "fopen") {
         std::string mode = p.string("mode");
-        const auto *param = e.param("mode");
-        OpenIntent intent = OpenIntent::Writing;
-        if (param && param->value.isUniform())
-          if (const auto *m = std::get_if<std::string>(&param->value.entries()[0].value))
-            intent = isWriteMode(*m) ? OpenIntent::Writing : isReadWriteMode(*m) ? OpenIntent::ReadWrite : OpenIntent::Reading;
+        const OpenIntent intent = streamOpenIntent(e);
         auto recorded = p.constant("stream");
         if (recorded && *recorded < 0) // it failed in the application: the stream table skips it
           return {"expectFopenFailure(fopen(" + path(p) + ", " + mode + "), " + expectedOrAny(expected) + ");"};
@@ -707,6 +703,67 @@ private:
       }
       if (op == "fclose" || op == "fflush")
         return {posix(op + "(" + streamArg() + ")")};
+      // A stream on a recorded descriptor (fclose releases both).
+      if (op == "fdopen") {
+        auto recorded = p.constant("stream");
+        if (recorded && *recorded < 0)
+          return {"expectFopenFailure(fdopen(fd[" + p("fd") + "], " + p.string("mode") + "), " +
+                  expectedOrAny(expected) + ");"};
+        return {streamArg() + " = fdopen(fd[" + p("fd") + "], " + p.string("mode") + ");",
+                "mustSucceedPosix(" + streamArg() + " != nullptr);"};
+      }
+      // The stream now names another file: a recorded stream, a standard
+      // stream (`oldfd` 0-2), or one the replay does not have (opened before
+      // the runtime), for which a scratch stream on /dev/null stands in.
+      if (op == "freopen") {
+        std::string old;
+        if (p.constant("oldstream").value_or(0) >= 0)
+          old = "stream[" + p("oldstream") + "]";
+        else if (auto fdNo = p.constant("oldfd"); fdNo && *fdNo >= 0 && *fdNo <= 2)
+          old = *fdNo == 0 ? "stdin" : *fdNo == 1 ? "stdout" : "stderr";
+        else
+          old = "std::fopen(\"/dev/null\", \"r\")";
+        const OpenIntent intent = streamOpenIntent(e);
+        auto recorded = p.constant("stream");
+        std::string call = "freopen(" + path(p) + ", " + p.string("mode") + ", " + old + ")";
+        if (recorded && *recorded < 0)
+          return {"expectFopenFailure(" + call + ", " + expectedOrAny(expected) + ");"};
+        noteOpen(p, "stream", intent);
+        return {streamArg() + " = " + call + ";", "mustSucceedPosix(" + streamArg() + " != nullptr);"};
+      }
+      // Character, string and formatted output: `result` bytes through the
+      // same kind of call (content is not kept), so tracing the replay
+      // records the same operation and bytes.
+      if (op == "fputc")
+        return {p.constant("result") == 0 ? "// fputc: nothing written in the application"
+                                          : posix("fputc('r', " + streamArg() + ")")};
+      if (op == "fputs")
+        return {posix("fputs(buffer.text(" + p("result") + "), " + streamArg() + ")")};
+      if (op == "fprintf")
+        return {posix("fprintf(" + streamArg() + ", \"%.*s\", toInt(" + p("result") + "), buffer.text(" + p("result") +
+                      "))")};
+      if (op == "dprintf")
+        return {posix("dprintf(fd[" + p("fd") + "], \"%.*s\", toInt(" + p("result") + "), buffer.text(" + p("result") +
+                      "))")};
+      if (op == "fputws")
+        return {posix("fputws(buffer.wideText(" + p("result") + "), " + streamArg() + ")")};
+      // Input: `result` bytes (the input file is made long enough and holds
+      // no line ends, so each call reads what it read in the application).
+      if (op == "fgetc")
+        return {"fgetc(" + streamArg() + ");"};
+      if (op == "fgets")
+        return {"fgets(static_cast<char *>(buffer.bytes(" + p("result") + " + 1)), toInt(" + p("result") + " + 1), " +
+                streamArg() + ");"};
+      if (op == "getline" || op == "getdelim")
+        return {"readLine(" + streamArg() + ", " + (op == "getdelim" ? intArg("delim") : std::string("'\\n'")) + ", " +
+                p("result") + ", " + (op == "getdelim" ? "true" : "false") + ");"};
+      if (op == "fscanf")
+        return {"fscanf(" + streamArg() + ", scanChars(" + p("result") + "));"};
+      if (op == "fgetws")
+        return {"fgetws(static_cast<wchar_t *>(buffer.bytes((" + p("result") +
+                " + 1) * i64(sizeof(wchar_t)))), toInt(" + p("result") + " + 1), " + streamArg() + ");"};
+      if (op == "fwscanf")
+        return {"fwscanf(" + streamArg() + ", wideScanChars(" + p("result") + "));"};
       if (op == "fread" || op == "fwrite")
         return {posix(op + "(buffer.bytes(" + p("size") + " * " + p("nmemb") + "), size_t(" + p("size") + "), size_t(" +
                       p("nmemb") + "), " + streamArg() + ")")};
@@ -1111,6 +1168,8 @@ private:
       return e.param("bytes") ? get("bytes") : get("count");
     case Layer::STDIO: {
       auto size = get("size"), nmemb = get("nmemb");
+      if (!e.param("size")) // character, line and formatted calls: what they moved
+        return get("result");
       return size && nmemb ? std::optional<int64_t>(*size * *nmemb) : std::nullopt;
     }
     case Layer::SYNC: break;
@@ -1120,7 +1179,8 @@ private:
 
   static bool isRead(const Event &e) {
     const std::string &op = e.op;
-    return op.find("read") != std::string::npos || op == "fread";
+    return op.find("read") != std::string::npos || op == "fread" || op == "fgetc" || op == "fgets" || op == "getline" ||
+           op == "getdelim" || op == "fscanf" || op == "fgetws" || op == "fwscanf";
   }
 
   /// Tracks which file each constant handle refers to, the largest request
@@ -1210,6 +1270,16 @@ private:
   /// writes it, as gfortran opens its input files O_RDWR); read only.
   enum class OpenIntent { Reading, ReadWrite, Writing };
 
+  /// fopen/freopen: what the mode says (a mode that differs between ranks
+  /// or iterations counts as writing: the overwrite check stays on).
+  static OpenIntent streamOpenIntent(const Event &e) {
+    const auto *param = e.param("mode");
+    if (param && param->value.isUniform())
+      if (const auto *m = std::get_if<std::string>(&param->value.entries()[0].value))
+        return isWriteMode(*m) ? OpenIntent::Writing : isReadWriteMode(*m) ? OpenIntent::ReadWrite : OpenIntent::Reading;
+    return OpenIntent::Writing;
+  }
+
   /// dup (dup, fcntl F_DUPFD) and dup2 (dup2, dup3): the new code `fd`
   /// names the source's (`oldfd`) file; dup2 replaces its target (`newfd`).
   /// Codes of -1 (descriptors the trace does not know) are resolved by the
@@ -1295,6 +1365,8 @@ private:
     out.comment("before its first call (exit status 2) naming the file.");
     if (!h.complete)
       out.comment("WARNING: the trace is incomplete (" + std::to_string(h.droppedEvents) + " events dropped).");
+    for (const std::string &why : h.inexact)
+      out.comment("WARNING: the trace is not exact: " + why);
     if (approximations_.empty()) {
       out.comment("Every MPI object of the trace is rebuilt exactly.");
     } else {
@@ -1304,10 +1376,11 @@ private:
         out.comment("  - " + a);
     }
     out.blank();
-    for (const char *header : {"<mpi.h>", "", "<algorithm>", "<cerrno>", "<chrono>", "<climits>", "<cmath>", "<cstdio>",
-                               "<cstdlib>", "<cstring>", "<initializer_list>", "<random>", "<string>",
-                               "<type_traits>", "<utility>", "<vector>", "", "<dirent.h>", "<fcntl.h>", "<sys/stat.h>",
-                               "<sys/syscall.h>", "<sys/uio.h>", "<unistd.h>"})
+    for (const char *header :
+         {"<mpi.h>",    "",          "<algorithm>",   "<cerrno>",        "<chrono>",    "<climits>",
+          "<cmath>",    "<cstdio>",  "<cstdlib>",     "<cstring>",       "<cwchar>",    "<initializer_list>",
+          "<random>",   "<string>",  "<type_traits>", "<utility>",       "<vector>",    "",
+          "<dirent.h>", "<fcntl.h>", "<sys/stat.h>",  "<sys/syscall.h>", "<sys/uio.h>", "<unistd.h>"})
       out.line(*header ? std::string("#include ") + header : "");
     out.blank();
     out.line("namespace sio_replay {");

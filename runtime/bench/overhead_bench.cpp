@@ -156,6 +156,7 @@ void pairedCalls(benchmark::State &state, bool inMarkerLoop, TracedCall tracedCa
   state.counters["traced_ns"] = mt;
   state.counters["raw_ns"] = mr;
   state.counters["added_ns"] = mt - mr;
+  state.counters["ratio"] = mr > 0 ? mt / mr : 0;
   state.counters["added_mean_ns"] = mean(traced) - mean(raw);
   state.counters["drain_ns"] = double(others) / double(traced.size() * kBlock);
   state.SetItemsProcessed(int64_t(state.iterations()) * 2 * kBlock);
@@ -220,6 +221,26 @@ void BM_PairedLibcPwrite(benchmark::State &state) {
       [](int fd) { return syscall(SYS_pwrite64, fd, &c, 1, 0); });
 }
 BENCHMARK(BM_PairedLibcPwrite)->Iterations(4000);
+
+// A stdio wrapper without a system call: fputc of one byte on a stream
+// fopen'd through the wrapper (recorded), against glibc's own fputc (looked
+// up in libc) on the same stream, so both pay the same buffer work and the
+// same flushes; `ratio` is traced_ns / raw_ns.
+void BM_PairedFputc(benchmark::State &state) {
+  using FputcFn = int (*)(int, FILE *);
+  static auto libcFputc = reinterpret_cast<FputcFn>(dlsym(dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD), "fputc"));
+  static FILE *stream = fopen((benchPath() + ".fputc").c_str(), "w");
+  if (libcFputc == nullptr || stream == nullptr) {
+    state.SkipWithError("no stream or glibc's fputc not found");
+    return;
+  }
+  pairedCalls(
+      state, false, [](int) { return fputc('a', stream); }, [](int) { return libcFputc('a', stream); });
+  fclose(stream);
+  stream = nullptr;
+  unlink((benchPath() + ".fputc").c_str());
+}
+BENCHMARK(BM_PairedFputc)->Iterations(4000);
 
 // An MPI-IO call: blocks of MPI_File_write_at (the wrapper, with ROMIO's
 // inner pwrite recorded as an inner event) alternate with blocks of

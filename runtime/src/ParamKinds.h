@@ -10,11 +10,14 @@
 
 #include <mpi.h>
 
+#include <aio.h>
 #include <cstdio>
+#include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <vector>
+#include <wchar.h>
 
 namespace sio::rt {
 
@@ -33,6 +36,16 @@ struct Call {
   int fd = -1;
   /// dup2/dup3: the codes of the source's and the target's files (-1: none).
   int32_t dupFromCode = -1, dupOntoCode = -1;
+  /// The call reads or writes data (its return kind says so): a data call
+  /// on a descriptor whose open was not recorded makes the trace inexact.
+  bool movesData = false;
+  /// freopen: the new name is not recorded (excluded), or there is none
+  /// (a mode change of the same file).
+  bool reopenExcluded = false, reopenSame = false;
+  const void *text = nullptr; ///< fputs/puts string, fgets buffer
+  FILE *posStream = nullptr;  ///< StreamPos: its position is read again after the call
+  int64_t pos0 = -1;
+  const void *aioList = nullptr; ///< lio_listio's list, checked with its count
   const struct iovec *iov = nullptr;
   /// MPI calls read their paths before the call (pk::Path); POSIX and stdio
   /// calls after it, into these (settlePaths).
@@ -175,18 +188,41 @@ template <> struct TableOf<Table::Dir> {
   static int32_t newCode() { return newDirCode(); }
 };
 
+/// Stream buffer marks (StreamMarks): bytes that went through the buffer
+/// between two recorded calls make the trace inexact.
+inline void checkStreamMarks(FILE *s, int fd) {
+  const StreamMarks &m = g_streamMarks[fd];
+  if ((m.write && s->_IO_write_ptr > m.write) || (m.read && s->_IO_read_ptr > m.read))
+    noteInexact(Inexact::InlineStdio);
+}
+inline void setStreamMarks(FILE *s, int fd) { g_streamMarks[fd] = {s->_IO_write_ptr, s->_IO_read_ptr}; }
+
 template <Table T, bool Closing> struct TabledHandle : KindBase {
   static constexpr int kSlots = 1;
+  template <class H> static void post(Call &c, const char *, H h) {
+    if constexpr (T == Table::Stream && !Closing)
+      if (h && c.fd >= 0)
+        setStreamMarks(h, c.fd);
+  }
   template <class H> static bool pre(Call &c, const char *n, H h) {
     const int fd = TableOf<T>::fdOf(h);
     if (unsigned(fd) >= unsigned(kMaxFd))
       return false;
     std::atomic<int32_t> &entry = TableOf<T>::codes()[fd];
     const int32_t code = Closing ? entry.exchange(0, std::memory_order_relaxed) : entry.load(std::memory_order_relaxed);
-    if (code == 0)
+    if (code == 0) {
+      // Not ours: the standard streams (0-2) by design, or a handle opened
+      // before the runtime, inherited, or on an excluded path.
+      if (c.movesData && fd > 2)
+        noteUntrackedData(fd);
+      if constexpr (Closing)
+        forgetUntracked(fd);
       return false;
+    }
     c.rec->add(n, code - 1);
     c.fd = fd;
+    if constexpr (T == Table::Stream)
+      checkStreamMarks(h, fd);
     if constexpr (Closing)
       c.released[int(T)] = code - 1;
     return true;
@@ -196,7 +232,197 @@ template <Table T, bool Closing> struct TabledHandle : KindBase {
 using Fd = TabledHandle<Table::Fd, false>;
 using FdClose = TabledHandle<Table::Fd, true>;
 using Stream = TabledHandle<Table::Stream, false>;
-using StreamClose = TabledHandle<Table::Stream, true>;
+
+/// A stream made by fdopen on a recorded descriptor holds that descriptor's
+/// code too: closing or reopening the stream closes the descriptor, so its
+/// code is released with the stream's and recorded as `fd`.
+inline void takeFdCode(Call &c, int fd) {
+  if (unsigned(fd) >= unsigned(kMaxFd))
+    return;
+  if (const int32_t code = g_fdCode[fd].exchange(0, std::memory_order_relaxed)) {
+    c.rec->add("fd", code - 1);
+    c.released[int(Table::Fd)] = code - 1;
+  }
+}
+
+struct StreamClose : KindBase {
+  static constexpr int kSlots = 2;
+  static bool pre(Call &c, const char *n, FILE *s) {
+    if (!TabledHandle<Table::Stream, true>::pre(c, n, s))
+      return false;
+    takeFdCode(c, c.fd);
+    return true;
+  }
+};
+
+/// freopen's file: recorded like any path; an excluded one (or none: a mode
+/// change of the same file) is noted for StreamReopen, which decides.
+struct ReopenPath : KindBase {
+  static constexpr int kSlots = 1;
+  static bool pre(Call &c, const char *n, const char *path) {
+    if (path == nullptr)
+      c.reopenSame = true;
+    else if (pathExcluded(path))
+      c.reopenExcluded = true;
+    else {
+      const int64_t id = fileId(path); // as Path does
+      c.pastCap |= id < 0;
+      c.rec->add(n, id);
+    }
+    return true;
+  }
+};
+
+/// freopen's stream: after the call it names the new file (a new `stream`
+/// code, RetStream), so its old code is released. `oldstream` is that code,
+/// or -1 for a stream whose open was not recorded (stdin, stdout, stderr),
+/// with its descriptor as `oldfd` so a replay reopens the same one.
+struct StreamReopen : KindBase {
+  static constexpr int kSlots = 2;
+  static bool pre(Call &c, const char *n, FILE *s) {
+    if (c.reopenSame || s == nullptr)
+      return false; // same file, same codes: nothing to record
+    const int fd = fileno_unlocked(s);
+    if (unsigned(fd) >= unsigned(kMaxFd))
+      return false;
+    const int32_t code = g_streamCode[fd].exchange(0, std::memory_order_relaxed);
+    if (c.reopenExcluded) {
+      // Not recorded, but the stream must stop naming its old file.
+      if (code)
+        releaseStreamCode(code - 1);
+      if (const int32_t f = g_fdCode[fd].exchange(0, std::memory_order_relaxed))
+        releaseFdCode(f - 1);
+      return false;
+    }
+    c.rec->add(n, code - 1);
+    if (code) {
+      c.released[int(Table::Stream)] = code - 1;
+      takeFdCode(c, fd);
+    } else {
+      c.rec->add("oldfd", fd);
+    }
+    return true;
+  }
+};
+
+/// The stream position (the runtime's own ftello, never traced; -1 when the
+/// stream has none: a pipe, a terminal).
+inline int64_t streamPosition(FILE *s) {
+  Blocked blk;
+  return int64_t(ftello(s));
+}
+
+/// A stream whose position before and after the call gives the bytes moved
+/// (RetPosDelta): scanf family and wide-character stdio, whose return value
+/// counts conversions or characters.
+struct StreamPos : KindBase {
+  static constexpr int kSlots = 1;
+  static bool pre(Call &c, const char *n, FILE *s) {
+    if (!Stream::pre(c, n, s))
+      return false;
+    c.posStream = s;
+    c.pos0 = streamPosition(s);
+    return true;
+  }
+  static void post(Call &c, const char *n, FILE *s) { Stream::post(c, n, s); }
+};
+
+/// The string of fputs/puts, the buffer of fgets: the bytes are its length.
+struct Text : KindBase {
+  static constexpr int kSlots = 0;
+  template <class T> static bool pre(Call &c, const char *, T s) {
+    c.text = s;
+    return true;
+  }
+};
+using LineBuf = Text;
+
+/// The implicit stream of putchar, puts, printf (stdout) and scanf (stdin):
+/// recorded as `stream` when it names a recorded file (after freopen), then
+/// the parameter it rides on is handled by `Inner`.
+template <bool Out, class S, class Inner> struct OnStd : KindBase {
+  static constexpr int kSlots = S::kSlots + Inner::kSlots;
+  template <class T> static bool pre(Call &c, const char *n, T v) {
+    return S::pre(c, "stream", Out ? stdout : stdin) && Inner::pre(c, n, v);
+  }
+  template <class T> static void post(Call &c, const char *, T) { S::post(c, "stream", Out ? stdout : stdin); }
+};
+using StdoutIgn = OnStd<true, Stream, Ign>;
+using StdoutText = OnStd<true, Stream, Text>;
+using StdoutPos = OnStd<true, StreamPos, Ign>;
+using StdinPos = OnStd<false, StreamPos, Ign>;
+
+/// Ends recording: the calls below are never events.
+struct Veto : KindBase {
+  static constexpr int kSlots = 0;
+  template <class T> static bool pre(Call &, const char *, T) { return false; }
+};
+
+/// A descriptor or stream the runtime follows (its open was recorded).
+inline bool recordedFd(int fd) {
+  return unsigned(fd) < unsigned(kMaxFd) &&
+         (g_fdCode[fd].load(std::memory_order_relaxed) != 0 || g_streamCode[fd].load(std::memory_order_relaxed) != 0);
+}
+
+/// Data sio cannot follow (mapped memory, in-kernel copies): on a recorded
+/// descriptor the trace becomes inexact. The call itself is not recorded
+/// (its line ends with Veto).
+template <Inexact Why> struct Unfollowed : KindBase {
+  static constexpr int kSlots = 0;
+  static bool pre(Call &, const char *, int fd) {
+    if (recordedFd(fd))
+      noteInexact(Why);
+    return true;
+  }
+};
+using MmapFd = Unfollowed<Inexact::Mmap>;
+using CopyFd = Unfollowed<Inexact::KernelCopy>;
+
+/// aio_read/aio_write: the control block's descriptor (aiocb and aiocb64
+/// both begin with it). Never recorded.
+struct AioCb : KindBase {
+  static constexpr int kSlots = 0;
+  template <class Cb> static bool pre(Call &, const char *, Cb *cb) {
+    if (cb && recordedFd(cb->aio_fildes))
+      noteInexact(Inexact::Aio);
+    return false;
+  }
+};
+/// lio_listio's list and its length (AioCount).
+struct AioList : KindBase {
+  static constexpr int kSlots = 0;
+  template <class L> static bool pre(Call &c, const char *, L list) {
+    c.aioList = list;
+    return true;
+  }
+};
+struct AioCount : KindBase {
+  static constexpr int kSlots = 0;
+  static bool pre(Call &c, const char *, int nent) {
+    auto *list = static_cast<const struct aiocb *const *>(c.aioList);
+    for (int i = 0; list && i < nent; ++i)
+      if (list[i] && recordedFd(list[i]->aio_fildes)) {
+        noteInexact(Inexact::Aio);
+        break;
+      }
+    return true;
+  }
+};
+
+/// glibc's inline getc_unlocked/putc_unlocked call __uflow/__overflow when
+/// the stream buffer is empty/full: on a recorded stream, bytes went through
+/// the buffer without a call the runtime sees.
+template <bool Last> struct InlineStreamT : KindBase {
+  static constexpr int kSlots = 0;
+  static bool pre(Call &, const char *, FILE *s) {
+    const int fd = s ? fileno_unlocked(s) : -1;
+    if (unsigned(fd) < unsigned(kMaxFd) && g_streamCode[fd].load(std::memory_order_relaxed) != 0)
+      noteInexact(Inexact::InlineStdio);
+    return !Last;
+  }
+};
+using InlineStream = InlineStreamT<false>;
+using InlineStreamLast = InlineStreamT<true>;
 using Dir = TabledHandle<Table::Dir, false>;
 using DirClose = TabledHandle<Table::Dir, true>;
 
@@ -681,18 +907,22 @@ inline int64_t mpiErrorClass(int code) {
 /// its descriptor is past the table).
 template <Table T> struct NewTabledHandle {
   static constexpr int kSlots = 1;
+  static constexpr bool kMovesData = false;
   template <class H> static void post(Call &c, H h) {
     int32_t code = -1;
     const int fd = TableOf<T>::fdOf(h);
     if (unsigned(fd) < unsigned(kMaxFd)) {
       code = TableOf<T>::newCode();
       TableOf<T>::codes()[fd].store(code + 1, std::memory_order_relaxed);
+      if constexpr (T == Table::Stream)
+        setStreamMarks(h, fd);
     }
     c.rec->add(TableOf<T>::kName, code);
   }
 };
 struct None {
   static constexpr int kSlots = 0;
+  static constexpr bool kMovesData = false;
   template <class R> static void post(Call &, R) {}
 };
 using RetFd = NewTabledHandle<Table::Fd>;
@@ -702,6 +932,7 @@ using RetFd = NewTabledHandle<Table::Fd>;
 /// (Call::finish). dup2(fd, fd) changes nothing and keeps fd's code.
 struct RetDup2 {
   static constexpr int kSlots = 1;
+  static constexpr bool kMovesData = false;
   static void post(Call &c, int r) {
     int32_t code = -1;
     if (r >= 0 && r == c.fd) {
@@ -720,6 +951,7 @@ struct RetDup2 {
 /// is not -1; a failure is recorded as `error` by the wrapper).
 struct RetBytes {
   static constexpr int kSlots = 1;
+  static constexpr bool kMovesData = true;
   template <class R> static void post(Call &c, R r) {
     if (r >= 0)
       c.rec->add("result", int64_t(r));
@@ -728,6 +960,7 @@ struct RetBytes {
 /// fread/fwrite: items transferred × item size (`size` is the first Int).
 struct RetItems {
   static constexpr int kSlots = 1;
+  static constexpr bool kMovesData = true;
   static void post(Call &c, size_t items) {
     int64_t bytes = 0;
     if (!__builtin_mul_overflow(int64_t(items), c.ints[0], &bytes))
@@ -735,6 +968,50 @@ struct RetItems {
   }
 };
 using RetStream = NewTabledHandle<Table::Stream>;
+
+/// printf family, getline/getdelim: the return value is the bytes moved;
+/// a failure or end of file moved none (`result` 0; `error` says which).
+struct RetCount {
+  static constexpr int kSlots = 1;
+  static constexpr bool kMovesData = true;
+  template <class R> static void post(Call &c, R r) { c.rec->add("result", r >= 0 ? int64_t(r) : 0); }
+};
+/// fputc/fgetc family: one byte, or none (EOF).
+struct RetChar {
+  static constexpr int kSlots = 1;
+  static constexpr bool kMovesData = true;
+  static void post(Call &c, int r) { c.rec->add("result", r == EOF ? 0 : 1); }
+};
+/// fputs: the string's length on success (puts: and the newline, RetLine).
+template <int Extra> struct RetTextT {
+  static constexpr int kSlots = 1;
+  static constexpr bool kMovesData = true;
+  static void post(Call &c, int r) {
+    c.rec->add("result", r >= 0 && c.text ? int64_t(std::strlen(static_cast<const char *>(c.text))) + Extra : 0);
+  }
+};
+using RetText = RetTextT<0>;
+using RetLine = RetTextT<1>;
+/// fgets: the length of the string read (none at end of file).
+struct RetLineRead {
+  static constexpr int kSlots = 1;
+  static constexpr bool kMovesData = true;
+  static void post(Call &c, char *r) { c.rec->add("result", r ? int64_t(std::strlen(r)) : 0); }
+};
+/// scanf family, wide-character stdio: the change of the stream position;
+/// a stream without one leaves the bytes unknown (no `result`, an inexact
+/// trace).
+struct RetPosDelta {
+  static constexpr int kSlots = 1;
+  static constexpr bool kMovesData = true;
+  template <class R> static void post(Call &c, R) {
+    const int64_t pos1 = c.posStream ? streamPosition(c.posStream) : -1;
+    if (c.pos0 >= 0 && pos1 >= 0)
+      c.rec->add("result", pos1 >= c.pos0 ? pos1 - c.pos0 : c.pos0 - pos1);
+    else
+      noteInexact(Inexact::Position);
+  }
+};
 using RetDir = NewTabledHandle<Table::Dir>;
 
 } // namespace pk

@@ -56,6 +56,8 @@ thread_local ThreadState tls __attribute__((tls_model("initial-exec")));
 std::atomic<bool> g_active{false};
 std::atomic<bool> g_dropping{false};
 std::atomic<uint64_t> g_dropped{0};
+std::atomic<uint32_t> g_inexact{0};
+StreamMarks g_streamMarks[kMaxFd];
 std::atomic<uint64_t> g_seq{0};
 std::atomic<bool> g_manyThreads{false};
 unsigned g_layers = kLayerAll;
@@ -591,6 +593,7 @@ Trace buildRankTrace(State &s) {
   t.header.nranks = s.nranks;
   t.header.droppedEvents = g_dropped.load();
   t.header.complete = t.header.droppedEvents == 0;
+  t.header.inexact = inexactReasons(g_inexact.load());
   for (const auto &n : s.capNotes)
     t.header.notes.push_back(n);
   if (!s.execPredecessor.empty()) {
@@ -893,6 +896,7 @@ void forkChild() {
   s.events = 0;
   s.capNotes.clear();
   g_dropped.store(0);
+  g_inexact.store(0);
   g_dropping.store(false);
   s.mpiInitialized = false; // a child cannot use its parent's MPI
   s.mergeComm = MPI_COMM_NULL;
@@ -1072,6 +1076,51 @@ void releaseFdCode(int32_t code) { g_fdCodes.release(code); }
 void releaseStreamCode(int32_t code) { g_streamCodes.release(code); }
 int32_t newDirCode() { return g_dirCodes.acquire(); }
 void releaseDirCode(int32_t code) { g_dirCodes.release(code); }
+
+std::vector<std::string> inexactReasons(uint32_t bits) {
+  static constexpr const char *kWhy[kNumInexact] = {
+      "data moved through a file descriptor or stream whose open was not recorded (opened before the "
+      "runtime started, or inherited)",
+      "a recorded file was memory-mapped (mmap): bytes read or written through memory are not recorded",
+      "sendfile, copy_file_range or splice moved data of a recorded file inside the kernel: not recorded",
+      "POSIX asynchronous I/O (aio_read, aio_write, lio_listio) on a recorded file: not recorded",
+      "inline getc_unlocked/putc_unlocked-style buffer access (glibc <stdio.h> at -O1 and above) on a "
+      "recorded stream: the bytes moved inside the stream buffer are not recorded",
+      "a scanf-family or wide-character stdio call on a stream without a position: the bytes it moved are "
+      "not known"};
+  std::vector<std::string> v;
+  for (int i = 0; i < kNumInexact; ++i)
+    if (bits & (1u << i))
+      v.emplace_back(kWhy[i]);
+  return v;
+}
+
+namespace {
+std::atomic<uint8_t> g_untrackedSeen[kMaxFd];
+}
+
+void noteUntrackedData(int fd) {
+  if (unsigned(fd) >= unsigned(kMaxFd) || g_untrackedSeen[fd].exchange(1, std::memory_order_relaxed))
+    return;
+  Blocked blk; // fstat/readlink below are the runtime's, never traced
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return; // a pipe, socket, terminal, device: no bytes on disk to miss
+  char link[64], path[4096];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, path, sizeof path - 1);
+  if (n > 0) {
+    path[n] = 0;
+    if (pathExcluded(path))
+      return;
+  }
+  noteInexact(Inexact::Untracked);
+}
+
+void forgetUntracked(int fd) {
+  if (unsigned(fd) < unsigned(kMaxFd))
+    g_untrackedSeen[fd].store(0, std::memory_order_relaxed);
+}
 
 bool pathExcluded(const char *path) {
   for (const std::string &p : S().settings.excludePaths)

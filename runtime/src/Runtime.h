@@ -245,6 +245,41 @@ int32_t newDirCode();
 void releaseDirCode(int32_t code);
 /// Path filter (SIO_EXCLUDE_PATHS); only called on opens.
 bool pathExcluded(const char *path);
+
+// ---- exactness (docs/runtime.md, Exactness) -------------------------------------
+
+/// Why a trace cannot be exact: data the runtime saw moving but could not
+/// count. One bit each in g_inexact; the trace header lists them as text.
+enum class Inexact : uint32_t {
+  Untracked = 1u << 0,   ///< data moved through a file descriptor/stream whose open was not recorded
+  Mmap = 1u << 1,        ///< a recorded descriptor was memory-mapped
+  KernelCopy = 1u << 2,  ///< sendfile/copy_file_range/splice on a recorded descriptor
+  Aio = 1u << 3,         ///< POSIX AIO on a recorded descriptor
+  InlineStdio = 1u << 4, ///< inline getc_unlocked/putc_unlocked buffer access on a recorded stream
+  Position = 1u << 5,    ///< a scanf/wide-character call on a stream with no position
+};
+inline constexpr int kNumInexact = 6;
+extern std::atomic<uint32_t> g_inexact;
+inline void noteInexact(Inexact why) {
+  if (!(g_inexact.load(std::memory_order_relaxed) & uint32_t(why)))
+    g_inexact.fetch_or(uint32_t(why), std::memory_order_relaxed);
+}
+/// The header's `inexact` reasons for the bits set.
+std::vector<std::string> inexactReasons(uint32_t bits);
+/// A data call on descriptor `fd` (> 2) whose open was not recorded: marks
+/// the trace inexact if it names a regular file outside SIO_EXCLUDE_PATHS
+/// (looked at once per descriptor until it is closed).
+void noteUntrackedData(int fd);
+/// A close of a descriptor whose open was not recorded: look again next time.
+void forgetUntracked(int fd);
+/// Per descriptor of a recorded stream: where its buffer's write and read
+/// pointers were after its last recorded call. Further on at its next call
+/// means glibc's inline putc_unlocked/getc_unlocked (<stdio.h> at -O1 and
+/// above) moved bytes through the buffer without a call (Inexact::InlineStdio).
+struct StreamMarks {
+  char *write, *read;
+};
+extern StreamMarks g_streamMarks[kMaxFd];
 int64_t fileId(const char *path);   ///< the rank's file table
 int64_t stringId(const char *text); ///< the rank's string table
 

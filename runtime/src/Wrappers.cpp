@@ -7,13 +7,19 @@
 #include "ParamKinds.h"
 #include "sio/IoCallParams.h"
 
+#include <aio.h>
 #include <cerrno>
 #include <cstdarg>
+#include <cstdio>
 #include <dlfcn.h>
-#include <sys/types.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <string_view>
+#include <sys/types.h>
 #include <type_traits>
 #include <unistd.h>
+#include <wchar.h>
 
 #define SIO_EXPORT __attribute__((visibility("default")))
 
@@ -100,12 +106,21 @@ constexpr bool kMetadataCall[] = {
 #include "sio/IoCalls.def"
 };
 
-/// Per CallId: a call whose NULL return may mean "no more" rather than an
-/// error (readdir at the end of the directory leaves errno alone), told apart
-/// the POSIX way: errno cleared before the call, nonzero after it only on an
-/// error. The application's errno is restored when it was not an error.
+/// Calls whose failure value may mean "no more" rather than an error.
+constexpr bool isEndOp(std::string_view op) {
+  for (std::string_view m : {"readdir", "fgetc", "fgets", "getline", "getdelim", "fscanf", "fgetws", "fwscanf"})
+    if (op == m)
+      return true;
+  return false;
+}
+
+/// Per CallId: a call whose NULL (or EOF, -1) return may mean "no more"
+/// rather than an error (readdir at the end of the directory, fgetc/fgets/
+/// getline/fscanf at end of file leave errno alone), told apart the POSIX
+/// way: errno cleared before the call, nonzero after it only on an error.
+/// The application's errno is restored when it was not an error.
 constexpr bool kNullMayBeEnd[] = {
-#define SIO_IO_CALL(NAME, LAYER, OP, ...) std::string_view(#OP) == "readdir",
+#define SIO_IO_CALL(NAME, LAYER, OP, ...) isEndOp(#OP),
 #include "sio/IoCalls.def"
 };
 
@@ -177,6 +192,7 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
     rec->id = site;
     c.rec = rec;
     c.mpi = kMpi;
+    c.movesData = RK::kMovesData;
     ok = (As::Kind::pre(c, as.name, as.value) && ...);
     if (ok) {
       if (dropping || c.pastCap) {
@@ -268,6 +284,10 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
 
 // ---- generation from IoCalls.def -------------------------------------------------
 
+/// va_list as a parameter is a pointer (it decays; x86-64 and AArch64 pass
+/// it as one): the va_list forms of IoCalls.def take and pass it as void *.
+using sio_va_list = void *;
+
 // Map a macro over P(KIND, TYPE, name) elements (C++20 __VA_OPT__).
 #define SIO_ARG(p) SIO_ARG_##p
 #define SIO_ARG_P(K, T, N) ::sio::rt::Arg<::sio::rt::pk::K, T>{#N, N}
@@ -299,6 +319,29 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
   }
 #define SIO_VA_ARG_VAARG                                                                                               \
   , ::sio::rt::Arg<::sio::rt::pk::Ign, void *> { "arg", arg }
+#define SIO_VA_FN_VAARG , ...
+#define SIO_VA_END_VAARG
+#define SIO_VA_REAL_VAARG(R) R
+
+// VAFWD(V): printf/scanf-like, variadic after `format`; the wrapper takes
+// the va_list and calls V, the va_list form (itself a line of IoCalls.def),
+// so the real call is libc's V.
+#define SIO_IGNORE(...)
+#define SIO_VA_DECL_VAFWD(V) , ...
+#define SIO_VA_FN_NOVA
+#define SIO_VA_FN_VAMODE , ...
+#define SIO_VA_FN_VAFWD(V) , sio_va_list
+#define SIO_VA_READ_VAFWD(V)                                                                                 \
+  va_list sio_ap;                                                                                            \
+  va_start(sio_ap, format);
+#define SIO_VA_ARG_VAFWD(V) , ::sio::rt::Arg<::sio::rt::pk::Ign, sio_va_list>{"ap", sio_ap}
+#define SIO_VA_END_NOVA
+#define SIO_VA_END_VAMODE
+#define SIO_VA_END_VAFWD(V) va_end(sio_ap);
+#define SIO_VA_SLOTS_VAFWD(V) 0
+#define SIO_VA_REAL_NOVA(R) R
+#define SIO_VA_REAL_VAMODE(R) R
+#define SIO_VA_REAL_VAFWD(V) ::sio::rt::realPosix<::sio::rt::CallId::V, Fn>() SIO_IGNORE
 
 #define SIO_REAL_MPIIO(NAME, FN) reinterpret_cast<FN>(&P##NAME)
 #define SIO_REAL_SYNC(NAME, FN) reinterpret_cast<FN>(&P##NAME)
@@ -324,10 +367,12 @@ template <class... Kinds> constexpr int slotsOf() { return (0 + ... + Kinds::kSl
                 #NAME " records more values than a Record holds (kMaxSlots)");                               \
   extern "C" SIO_EXPORT RET sio_wrap_##NAME(SIO_MAP(SIO_DECL, __VA_ARGS__) SIO_VA_DECL_##VA) __asm__(#NAME);  \
   extern "C" RET sio_wrap_##NAME(SIO_MAP(SIO_DECL, __VA_ARGS__) SIO_VA_DECL_##VA) {                          \
-    using Fn = RET (*)(SIO_MAP(SIO_TYPE, __VA_ARGS__) SIO_VA_DECL_##VA);                                     \
+    using Fn = RET (*)(SIO_MAP(SIO_TYPE, __VA_ARGS__) SIO_VA_FN_##VA);                                       \
     SIO_VA_READ_##VA                                                                                         \
-    return ::sio::rt::traced<::sio::rt::CallId::NAME, ::sio::trace::Layer::LAYER, ::sio::rt::pk::RK>(        \
-        SIO_REAL_##LAYER(NAME, Fn), SIO_MAP(SIO_ARG, __VA_ARGS__) SIO_VA_ARG_##VA);                          \
+    RET sio_r = ::sio::rt::traced<::sio::rt::CallId::NAME, ::sio::trace::Layer::LAYER, ::sio::rt::pk::RK>(   \
+        SIO_VA_REAL_##VA(SIO_REAL_##LAYER(NAME, Fn)), SIO_MAP(SIO_ARG, __VA_ARGS__) SIO_VA_ARG_##VA);        \
+    SIO_VA_END_##VA                                                                                          \
+    return sio_r;                                                                                            \
   }
 #include "sio/IoCalls.def"
 

@@ -281,6 +281,8 @@ OJson traceJson(const Trace &t) {
   o["complete"] = h.complete;
   o["dropped_events"] = h.droppedEvents;
   o["notes"] = h.notes;
+  if (!h.inexact.empty()) // only then: exact traces keep the 1.0 form byte for byte
+    o["inexact"] = h.inexact;
   OJson meta = OJson::object();
   for (const auto &[k, v] : h.metadata)
     meta[k] = v;
@@ -1323,6 +1325,8 @@ Trace Reader::read(const std::string &text, std::string *owned) {
     h.droppedEvents = getUnsigned(*v, "/dropped_events");
   if (const OJson *v = optional(root, "notes"))
     h.notes = getStrings(*v, "/notes");
+  if (const OJson *v = optional(root, "inexact"))
+    h.inexact = getStrings(*v, "/inexact");
   if (const OJson *v = optional(root, "metadata")) {
     expectObject(*v, "/metadata");
     for (auto it = v->begin(); it != v->end(); ++it)

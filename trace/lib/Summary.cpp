@@ -420,9 +420,13 @@ Direction direction(std::string_view op) {
   static constexpr std::string_view reads[] = {"read",         "pread",        "pread64",        "readv",
                                                "preadv",       "preadv2",      "preadv64",       "preadv64v2",
                                                "__read_chk",   "__pread_chk",  "__pread64_chk",  "fread",
-                                               "fread_unlocked", "__fread_chk", "__fread_unlocked_chk"};
+                                               "fread_unlocked", "__fread_chk", "__fread_unlocked_chk",
+                                               // stdio character, line and formatted input (`result` bytes)
+                                               "fgetc", "fgets", "getline", "getdelim", "fscanf", "fgetws", "fwscanf"};
   static constexpr std::string_view writes[] = {"write",   "pwrite",   "pwrite64",   "writev",         "pwritev",
-                                                "pwritev2", "pwritev64", "pwritev64v2", "fwrite", "fwrite_unlocked"};
+                                                "pwritev2", "pwritev64", "pwritev64v2", "fwrite", "fwrite_unlocked",
+                                                // stdio character, string and formatted output (`result` bytes)
+                                                "fputc", "fputs", "fprintf", "dprintf", "fputws"};
   for (std::string_view r : reads)
     if (op == r)
       return Direction::Read;

@@ -161,6 +161,8 @@ public:
       os_ << "generator: " << h.generator << "\n";
     for (const std::string &n : h.notes)
       os_ << "note: " << n << "\n";
+    for (const std::string &why : h.inexact)
+      os_ << "inexact: " << why << "\n";
     if (!t_.files.empty()) {
       os_ << "files:\n";
       for (const FileEntry &f : t_.files)
@@ -227,7 +229,8 @@ private:
       const bool opens = ev.param("file") != nullptr || ev.param("oldfd") != nullptr;
       auto isOutput = [&](const std::string &name) {
         return name == "result" || name == "error" ||
-               (opens && (name == "fh" || name == "fd" || name == "stream" || name == "dir"));
+               (opens && (name == "fh" || name == "fd" || name == "stream" || name == "dir")) ||
+               (ev.op == "fdopen" && name == "stream"); // a stream on the descriptor `fd`
       };
       layer_ = ev.layer;
       line += ev.op + "(";
@@ -331,7 +334,13 @@ int cmdStats(std::span<const std::string> args) {
     std::printf("complete: yes\n");
   else
     std::printf("complete: NO (%llu events dropped)\n", (unsigned long long)h.droppedEvents);
-  std::printf("exact: %s\n", s.exact ? "yes" : "no (some values could not be evaluated)");
+  if (!h.inexact.empty()) {
+    std::printf("exact: no (the trace misses data)\n");
+    for (const std::string &why : h.inexact)
+      std::printf("  inexact: %s\n", why.c_str());
+  } else {
+    std::printf("exact: %s\n", s.exact ? "yes" : "no (some values could not be evaluated)");
+  }
   std::printf("calls: %llu (inner: %llu)\n", (unsigned long long)s.totalCalls, (unsigned long long)s.innerCalls);
   std::printf("failed calls: %llu\n", (unsigned long long)s.failedCalls);
   std::printf("bytes read: %lld\n", (long long)s.bytesRead);

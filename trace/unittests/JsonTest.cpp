@@ -56,6 +56,7 @@ void expectSameTrace(const Trace &a, const Trace &b) {
   EXPECT_EQ(a.header.complete, b.header.complete);
   EXPECT_EQ(a.header.droppedEvents, b.header.droppedEvents);
   EXPECT_EQ(a.header.notes, b.header.notes);
+  EXPECT_EQ(a.header.inexact, b.header.inexact);
   EXPECT_EQ(a.header.metadata, b.header.metadata);
   ASSERT_EQ(a.sites.size(), b.sites.size());
   for (size_t i = 0; i < a.sites.size(); ++i) {
@@ -116,6 +117,18 @@ TEST(Json, RoundTripEveryFeature) {
   EXPECT_TRUE(back == t) << "every field, timing included, survives the round trip";
   // The writer is deterministic: writing what was read gives the same text.
   EXPECT_EQ(writeTraceString(back), text);
+}
+
+// A trace that misses data says why (`inexact`); an exact one has no such
+// field, so its text is the 1.0 form it always was.
+TEST(Json, InexactReasonsRoundTripAndAreAbsentWhenExact) {
+  Trace t = strongTrace();
+  EXPECT_EQ(writeTraceString(t).find("\"inexact\""), std::string::npos);
+  t.header.inexact = {"a recorded file was memory-mapped (mmap)", "POSIX asynchronous I/O"};
+  std::string text = writeTraceString(t);
+  EXPECT_NE(text.find("\"inexact\""), std::string::npos);
+  Trace back = readTraceString(text);
+  EXPECT_EQ(back.header.inexact, t.header.inexact);
 }
 
 TEST(Json, WritesTheDocumentedShape) {

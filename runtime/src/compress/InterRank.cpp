@@ -1016,6 +1016,9 @@ Trace mergeTraces(Trace a, Trace b) {
   out.header.nranks = std::max(out.header.nranks, b.header.nranks);
   out.header.complete = out.header.complete && b.header.complete;
   out.header.droppedEvents += b.header.droppedEvents;
+  for (std::string &why : b.header.inexact)
+    if (std::find(out.header.inexact.begin(), out.header.inexact.end(), why) == out.header.inexact.end())
+      out.header.inexact.push_back(std::move(why));
   for (std::string &note : b.header.notes)
     if (std::find(out.header.notes.begin(), out.header.notes.end(), note) == out.header.notes.end())
       out.header.notes.push_back(std::move(note));

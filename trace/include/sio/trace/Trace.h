@@ -201,6 +201,10 @@ struct TraceHeader {
   bool complete = true;                 ///< false when data had to be dropped
   uint64_t droppedEvents = 0;
   std::vector<std::string> notes;       ///< why incomplete; other remarks
+  /// Why the recorded bytes may differ from what the program moved (data
+  /// through mmap, in-kernel copies, descriptors opened before the runtime,
+  /// ...); empty: every byte the program read or wrote is in the trace.
+  std::vector<std::string> inexact;
   std::map<std::string, std::string> metadata; ///< host, start time, inputs, ...
   friend bool operator==(const TraceHeader &, const TraceHeader &) = default;
 };

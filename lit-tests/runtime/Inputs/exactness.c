@@ -1,0 +1,103 @@
+/* Data sio sees moving but cannot count, one case per argv[1]: the trace
+ * must then say `exact: no` with the reason (exactness.test). `none` and
+ * `excluded` must stay exact; `read` reads a file back through every stdio
+ * input form (the bytes read must be the file's size). */
+#define _GNU_SOURCE
+#include <aio.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <unistd.h>
+
+static int make(const char *name, int bytes) {
+  int fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0644);
+  char buf[256];
+  memset(buf, 'd', sizeof buf);
+  if (write(fd, buf, (size_t)bytes) != bytes)
+    exit(3);
+  return fd;
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "none";
+  if (strcmp(mode, "none") == 0) {
+    close(make("plain.dat", 100));
+  } else if (strcmp(mode, "mmap") == 0) {
+    int fd = make("mapped.dat", 100);
+    char *p = mmap(NULL, 100, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+      return 3;
+    memcpy(p, "written through memory", 22);
+    munmap(p, 100);
+    close(fd);
+  } else if (strcmp(mode, "sendfile") == 0) {
+    int in = make("src.dat", 100), out = make("dst.dat", 0);
+    off_t off = 0;
+    if (sendfile(out, in, &off, 100) != 100)
+      return 3;
+    close(in);
+    close(out);
+  } else if (strcmp(mode, "copy") == 0) {
+    int in = make("src.dat", 100), out = make("dst.dat", 0);
+    off64_t off = 0;
+    if (copy_file_range(in, &off, out, NULL, 100, 0) < 0)
+      return 3;
+    close(in);
+    close(out);
+  } else if (strcmp(mode, "aio") == 0) {
+    int fd = make("aio.dat", 0);
+    static char data[64] = "asynchronous";
+    struct aiocb cb;
+    memset(&cb, 0, sizeof cb);
+    cb.aio_fildes = fd;
+    cb.aio_buf = data;
+    cb.aio_nbytes = sizeof data;
+    if (aio_write(&cb) != 0)
+      return 3;
+    while (aio_error(&cb) == EINPROGRESS)
+      usleep(1000);
+    close(fd);
+  } else if (strcmp(mode, "inherited") == 0) {
+    /* Descriptor 3 was opened by the shell, before the runtime. */
+    if (write(3, "before the runtime\n", 19) != 19)
+      return 3;
+    close(make("plain.dat", 10)); /* a process with no recorded call writes no trace */
+  } else if (strcmp(mode, "excluded") == 0) {
+    /* A file under SIO_EXCLUDE_PATHS: not recorded, on purpose. */
+    FILE *f = fopen(argv[2], "w");
+    fprintf(f, "excluded %d\n", 1);
+    fclose(f);
+    close(make("plain.dat", 10));
+  } else if (strcmp(mode, "read") == 0) {
+    /* 5 lines of 10 bytes, then 7 bytes without a line end: 57 bytes. */
+    FILE *f = fopen("input.txt", "w");
+    for (int i = 0; i < 5; ++i)
+      fprintf(f, "line %04d\n", i);
+    fputs("tail 42", f);
+    fclose(f);
+    f = fopen("input.txt", "r");
+    char buf[64], *line = NULL;
+    size_t cap = 0;
+    int c1 = fgetc(f), c2 = getc(f); /* "li" */
+    if (!fgets(buf, sizeof buf, f))  /* "ne 0000\n" */
+      return 3;
+    getline(&line, &cap, f);          /* "line 0001\n" */
+    getdelim(&line, &cap, ' ', f);    /* "line " */
+    int v = 0;
+    if (fscanf(f, "%d", &v) != 1)     /* "0002" */
+      return 3;
+    if (fread(buf, 1, 11, f) != 11)   /* "\nline 0003\n" */
+      return 3;
+    while (fgets(buf, sizeof buf, f)) /* "line 0004\n", "tail 42", then end of file */
+      ;
+    fgetc(f); /* end of file: no error */
+    free(line);
+    fclose(f);
+    return c1 == 'l' && c2 == 'i' && v == 2 ? 0 : 4;
+  }
+  return 0;
+}
