@@ -199,7 +199,8 @@ private:
                            : handle + " is used after its close (" + st.closedAt + ")") +
                        iteration);
           report(path, ev, kind, *c, bad,
-                 (closes ? handle + " is closed but was never opened" : handle + " is used before it is opened") +
+                 (closes ? handle + " is closed but not open" : handle + " is used but not open") +
+                     " (no earlier open of it on these ranks)" +
                      iteration);
         }
       }
