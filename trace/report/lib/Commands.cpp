@@ -9,6 +9,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -292,7 +293,20 @@ int exportCommand(std::span<const std::string> args) {
       else
         trace::writeFileAtomically(out, produce);
     } else {
-      st = writeOtf2(out, t, opt);
+      // OTF2 writes its own files: bounded by calls at the fewest bytes each.
+      opt.maxTotalCalls = budget / kOtf2BytesPerCall;
+      const bool existed = std::filesystem::exists(out);
+      try {
+        st = writeOtf2(out, t, opt);
+      } catch (const ExportBudgetExceeded &) {
+        // Remove the partial archive (writeOtf2 refuses to write over one).
+        std::error_code ec;
+        for (const char *part : {"traces.otf2", "traces.def", "traces"})
+          std::filesystem::remove_all(std::filesystem::path(out) / part, ec);
+        if (!existed)
+          std::filesystem::remove(out, ec);
+        throw OutputBudgetExceeded{};
+      }
     }
   } catch (const OutputBudgetExceeded &) {
     throw std::runtime_error("export: the " + format + " timeline passed the output budget of " + mib(budget) +
