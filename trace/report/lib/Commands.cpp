@@ -58,7 +58,7 @@ options:
   --max-ranks N         tracks written (default 64; 0 = all); more ranks:
                         an evenly spaced sample, recorded in the output
   --max-calls N         calls per rank before its track stops (default 1048576)
-  --max-output-mb N     output budget in MiB (default 256, 0 = none): an
+  --max-output-mb N     output budget in MiB (default 64, 0 = none): an
                         export that would be larger is refused before it
                         is written (docs/report.md, Bounds)
 )";
@@ -133,11 +133,11 @@ template <typename F> void withOutput(const std::string &path, F write) {
   sio::trace::writeFileAtomically(path, text.view());
 }
 
-constexpr int64_t kDefaultMaxOutputMb = 256;
+constexpr int64_t kDefaultMaxOutputMb = 64;
 /// Fewest bytes a call takes in each export format (a Chrome slice with no
 /// parameters; OTF2 Enter and Leave records), and per exported rank (its
 /// track records): the projection below never overestimates.
-constexpr uint64_t kChromeBytesPerCall = 120, kOtf2BytesPerCall = 24, kBytesPerRank = 100;
+constexpr uint64_t kChromeBytesPerCall = 120, kOtf2BytesPerCall = 32, kBytesPerRank = 100;
 
 struct OutputBudgetExceeded {};
 
