@@ -286,9 +286,16 @@ def main():
     for name, (ok, refused, failed) in sorted(per_tool.items()):
         print(f"{name}: {ok} accepted, {refused} refused, {failed} failed")
 
-    # Replays of accepted mutated traces: a handful, spread over the list.
+    # Replays of accepted mutated traces: a handful, spread over the list,
+    # half of them with changed structure (nodes duplicated, moved, wrapped:
+    # what made replays close a stream twice).
     mutated = [x for x in accepted if x[2] and x[2] >= 1]
-    picks = mutated[:: max(1, len(mutated) // max(1, a.replays))][: a.replays] if a.replays else []
+    structural = [x for x in mutated if "node" in x[3]]
+    half = min(len(structural), a.replays // 2)
+    picks = structural[:: max(1, len(structural) // max(1, half))][:half] if half else []
+    rest = [x for x in mutated if x not in picks]
+    more = a.replays - len(picks)
+    picks += rest[:: max(1, len(rest) // max(1, more))][:more] if more > 0 else []
     for i, d, nranks, what in picks:
         exe = os.path.join(d, "replay")
         fail, status = run([a.mpicxx, "-O0", "-w", "replay.cpp", "-o", exe], d, {0}, a.mpicxx, timeout=120)
