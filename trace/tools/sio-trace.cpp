@@ -192,7 +192,7 @@ private:
     if (id &&
         (param == "datatype" || param == "etype" || param == "filetype" || param == "oldtype" || param == "newtype")) {
       if (const ObjectEntry *d = t_.datatype(*id))
-        return std::to_string(*id) + " " + (d->kind == "named" ? d->name : d->kind);
+        return std::to_string(*id) + " " + escapeControl(d->kind == "named" ? d->name : d->kind);
     }
     return e.str();
   }

@@ -35,6 +35,7 @@ import time
 
 MEM_MIB = 1024
 TIME_LIMIT = 20.0
+MAX_REPLAY_CALLS = 100_000
 HUGE = [0, -1, 1, 2**31 - 1, 2**31, 2**32, 10**12, 2**62, 2**63 - 1, 2**63, -(2**63), 2**64 - 1, 10**30]
 NASTY = ["\x1b[31mRED\x1b[0m", "a\nb", "\x07\x08\x7f", "\u009b2J", "\x00nul", "%s%n", "\"quote\\", "\udcff".encode(
     "utf-8", "surrogatepass").decode("utf-8", "replace"), "x" * 300]
@@ -288,14 +289,26 @@ def main():
 
     # Replays of accepted mutated traces: a handful, spread over the list,
     # half of them with changed structure (nodes duplicated, moved, wrapped:
-    # what made replays close a stream twice).
+    # what made replays close a stream twice). Only traces of at most
+    # MAX_REPLAY_CALLS calls: a replay performs every call of its trace, and
+    # a trace of 2^32 writes is a long run, not a hang.
+    def small(x):
+        p = subprocess.run([b("sio-trace"), "stats", os.path.join(a.work, f"t{x[0]:04d}.json")],
+                           capture_output=True, text=True, errors="replace")
+        m = re.search(r"^calls: (\d+)", p.stdout, re.M)
+        return m is not None and int(m.group(1)) <= MAX_REPLAY_CALLS
+
     mutated = [x for x in accepted if x[2] and x[2] >= 1]
     structural = [x for x in mutated if "node" in x[3]]
-    half = min(len(structural), a.replays // 2)
-    picks = structural[:: max(1, len(structural) // max(1, half))][:half] if half else []
-    rest = [x for x in mutated if x not in picks]
-    more = a.replays - len(picks)
-    picks += rest[:: max(1, len(rest) // max(1, more))][:more] if more > 0 else []
+    rest = [x for x in mutated if "node" not in x[3]]
+    picks = []
+    for group, want in ((structural, a.replays // 2), (rest, a.replays)):
+        step = max(1, len(group) // max(1, want))
+        for x in group[::step] + group:
+            if len(picks) >= want:
+                break
+            if x not in picks and small(x):
+                picks.append(x)
     for i, d, nranks, what in picks:
         exe = os.path.join(d, "replay")
         fail, status = run([a.mpicxx, "-O0", "-w", "replay.cpp", "-o", exe], d, {0}, a.mpicxx, timeout=120)

@@ -182,7 +182,7 @@ struct Options {
   /// Accesses replayed through the OnlineDetector for StreamSignature::stableAfter.
   uint64_t onlineWindow = 256;
   /// Loop iterations walked one by one per rank before giving up.
-  uint64_t maxExpandedIterations = 1u << 21;
+  uint64_t maxExpandedIterations = 1u << 18;
 };
 
 // --- Access streams -------------------------------------------------------
