@@ -42,7 +42,8 @@ exit status: 0 success, 2 bad input or a value that no model fits
 )";
 
 [[noreturn]] void usageError(const std::string &message) {
-  std::fprintf(stderr, "sio-extrap: error: %s\n(see sio-extrap --help)\n", sio::trace::printableMessage(message).c_str());
+  std::fprintf(stderr, "sio-extrap: error: %s\n(see sio-extrap --help)\n",
+               sio::trace::printableMessage(message).c_str());
   std::exit(2);
 }
 

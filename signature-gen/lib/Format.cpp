@@ -300,8 +300,8 @@ std::string patternSignatureText(const PatternSignature &sig) {
 std::string reportText(const SignatureReport &report) {
   std::ostringstream out;
   out << "# sio-signature: program " << (report.program.empty() ? "?" : sio::trace::escapeControl(report.program))
-      << ", " << report.nranks
-      << (report.nranks == 1 ? " rank" : " ranks") << ", page size " << report.pageSize << "\n";
+      << ", " << report.nranks << (report.nranks == 1 ? " rank" : " ranks") << ", page size " << report.pageSize
+      << "\n";
   for (const std::string &n : report.notes)
     out << "# note: " << sio::trace::escapeControl(n) << "\n";
   for (const SignatureGroup &g : report.groups) {

@@ -185,7 +185,8 @@ Expr operator/(const Expr &a, const Expr &b) {
   const auto &[m, c] = *b.terms_.begin();
   for (const auto &[atom, exp] : m)
     if (atom.kind != Atom::Kind::NRanks)
-      throw std::invalid_argument("division by '" + echoValue(b.str()) + "': only constants and monomials in nranks may divide");
+      throw std::invalid_argument("division by '" + echoValue(b.str()) +
+                                  "': only constants and monomials in nranks may divide");
   Expr inverse;
   Monomial inv;
   for (const auto &[atom, exp] : m)

@@ -200,8 +200,7 @@ private:
                        iteration);
           report(path, ev, kind, *c, bad,
                  (closes ? handle + " is closed but not open" : handle + " is used but not open") +
-                     " (no earlier open of it on these ranks)" +
-                     iteration);
+                     " (no earlier open of it on these ranks)" + iteration);
         }
       }
       if (closes) {

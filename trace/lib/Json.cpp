@@ -1121,8 +1121,8 @@ TimingStats Reader::getStats(const OJson &j, const std::string &path) const {
       };
       if (colon == std::string::npos || !digits(item.substr(0, colon), bin) || !digits(item.substr(colon + 1), n) ||
           bin >= uint64_t(TimingStats::kBins))
-        fail(hp, "expected \"bin:count\" items with bins 0.." + std::to_string(TimingStats::kBins - 1) +
-                     ", found \"" + echoValue(item) + "\"");
+        fail(hp, "expected \"bin:count\" items with bins 0.." + std::to_string(TimingStats::kBins - 1) + ", found \"" +
+                     echoValue(item) + "\"");
       setBin(int64_t(bin), n, hp);
       pos = end + 1;
     }

@@ -149,8 +149,8 @@ public:
 
   void run() {
     const TraceHeader &h = t_.header;
-    os_ << "trace: program " << (h.program.empty() ? "(unknown)" : escapeControl(h.program)) << ", " << h.nranks << " rank"
-        << (h.nranks == 1 ? "" : "s") << ", ";
+    os_ << "trace: program " << (h.program.empty() ? "(unknown)" : escapeControl(h.program)) << ", " << h.nranks
+        << " rank" << (h.nranks == 1 ? "" : "s") << ", ";
     if (h.complete)
       os_ << "complete";
     else

@@ -48,7 +48,9 @@ TEST(PrintableTest, RandomBytesComeOutPrintable) {
 TEST(PrintableTest, KeepsPrintableText) {
   EXPECT_EQ(escapeControl("data/out_<rank>.dat \\ \"q\" é ✓"), "data/out_<rank>.dat \\ \"q\" é ✓");
   EXPECT_EQ(escapeControl("a\x1b[31mb\n\x7f"), "a\\x1b[31mb\\x0a\\x7f");
-  EXPECT_EQ(escapeControl("\xc2\x9b" "2J"), "\\u009b2J");
+  EXPECT_EQ(escapeControl("\xc2\x9b"
+                          "2J"),
+            "\\u009b2J");
   EXPECT_EQ(escapeControl("\xff\xc0\x80"), "\\xff\\xc0\\x80");
 }
 

@@ -6,19 +6,19 @@
 #include "sio/trace/Json.h"
 #include "sio/trace/Summary.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
-#include <cmath>
-#include <filesystem>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <iostream>
 #include <map>
 #include <sstream>
-#include <vector>
 #include <stdexcept>
+#include <vector>
 
 namespace sio::report {
 
@@ -311,8 +311,7 @@ int exportCommand(std::span<const std::string> args) {
   } catch (const OutputBudgetExceeded &) {
     throw std::runtime_error("export: the " + format + " timeline passed the output budget of " + mib(budget) +
                              " while writing (the trace makes " + std::to_string(trace::summarize(t).totalCalls) +
-                             " calls)" +
-                             (out == "-" ? "; the output is cut" : "; nothing was written") +
+                             " calls)" + (out == "-" ? "; the output is cut" : "; nothing was written") +
                              "; raise it with --max-output-mb N (0 = no limit) or export less with --max-calls N "
                              "or --max-ranks N");
   }
