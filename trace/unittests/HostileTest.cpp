@@ -114,12 +114,12 @@ Trace stdioTrace() {
   auto ev = [&](std::string op, std::vector<std::pair<std::string, int64_t>> ps) {
     std::vector<std::pair<std::string, Value>> params;
     for (auto &[n, v] : ps)
-      params.emplace_back(n, Expr(v));
+      params.emplace_back(n, ex(std::to_string(v)));
     return eventNode(std::move(op), Layer::STDIO, 0, all, std::move(params));
   };
   t.body.push_back(ev("fopen", {{"file", 0}, {"stream", 0}}));
   std::vector<Node> body{ev("fwrite", {{"size", 1}, {"nmemb", 8}, {"stream", 0}})};
-  t.body.push_back(loopNode(0, all, ElasticValue(Expr(3), all), std::move(body)));
+  t.body.push_back(loopNode(0, all, ElasticValue(ex("3"), all), std::move(body)));
   t.body.push_back(ev("fseek", {{"stream", 0}, {"offset", 0}, {"whence", 0}}));
   t.body.push_back(ev("fclose", {{"stream", 0}}));
   return t;
@@ -148,7 +148,7 @@ TEST(HostileTest, EveryMisplacedCloseIsFound) {
   for (int64_t n : {1, 2}) {
     Trace loop = base;
     const RankList all = RankList::all(2);
-    loop.body.back() = loopNode(0, all, ElasticValue(Expr(n), all), {base.body.back()});
+    loop.body.back() = loopNode(0, all, ElasticValue(ex(std::to_string(n)), all), {base.body.back()});
     EXPECT_EQ(checkHandleLifetimes(loop).has_value(), n == 2);
   }
 }
