@@ -4,6 +4,7 @@
 #include "sio/replay/ReplayGenerator.h"
 #include "sio/trace/AtomicFile.h"
 #include "sio/trace/Json.h"
+#include "sio/trace/Printable.h"
 
 #include <charconv>
 #include <cstdio>
@@ -51,7 +52,8 @@ two models fit with different values at N
 )";
 
 [[noreturn]] void usageError(const std::string &message) {
-  std::fprintf(stderr, "sio-extrap: error: %s\n(see sio-extrap --help)\n", message.c_str());
+  std::fprintf(stderr, "sio-extrap: error: %s\n(see sio-extrap --help)\n",
+               sio::trace::printableMessage(message).c_str());
   std::exit(2);
 }
 
@@ -143,11 +145,8 @@ int main(int argc, char **argv) {
       // file behind (nor a truncated one), and a failed write does not either.
       sio::trace::writeFileAtomically(replayPath, sio::replay::generateReplay(result, ro));
     }
-  } catch (const sio::trace::TraceError &e) {
-    std::fprintf(stderr, "sio-extrap: error: %s\n", e.what());
-    return 2;
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "sio-extrap: error: %s\n", e.what());
+    std::fprintf(stderr, "sio-extrap: error: %s\n", sio::trace::printableMessage(e.what()).c_str());
     return 2;
   }
   return 0;

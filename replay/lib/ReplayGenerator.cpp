@@ -5,6 +5,7 @@
 #include "sio/replay/ReplayGenerator.h"
 
 #include "sio/replay/CodeEmitter.h"
+#include "sio/trace/Handles.h"
 #include "sio/trace/Summary.h"
 
 #include <algorithm>
@@ -1908,6 +1909,11 @@ private:
 } // namespace
 
 std::string generateReplay(const Trace &trace, const ReplayOptions &options) {
+  // Traces read from a file were checked by the reader; extrapolated ones
+  // come straight from memory. A replay of a handle closed twice or used
+  // outside its lifetime would crash (double free, fseeko on null).
+  if (auto problem = sio::trace::checkHandleLifetimes(trace))
+    throw UnsupportedTrace(problem->path + ": " + problem->message);
   return Generator(trace, options).run();
 }
 

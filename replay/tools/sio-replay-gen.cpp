@@ -3,6 +3,7 @@
 #include "sio/replay/ReplayGenerator.h"
 #include "sio/trace/AtomicFile.h"
 #include "sio/trace/Json.h"
+#include "sio/trace/Printable.h"
 
 #include <cstdio>
 #include <cstring>
@@ -36,7 +37,7 @@ int main(int argc, char **argv) {
     if (arg == "-o" && i + 1 < argc) {
       output = argv[++i];
     } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
-      std::fprintf(stderr, "sio-replay-gen: unknown option '%s'\n", arg.c_str());
+      std::fprintf(stderr, "sio-replay-gen: error: unknown option '%s'\n", sio::trace::echoValue(arg).c_str());
       usage(stderr);
       return 2;
     } else if (input.empty()) {
@@ -62,7 +63,7 @@ int main(int argc, char **argv) {
     // A failed write leaves no partial program.
     sio::trace::writeFileAtomically(output, program);
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "sio-replay-gen: %s\n", e.what());
+    std::fprintf(stderr, "sio-replay-gen: error: %s\n", sio::trace::printableMessage(e.what()).c_str());
     return 1;
   }
   return 0;

@@ -1,5 +1,6 @@
 // The two notations of Byna et al. SC08 §IV and the JSON form (docs/signatures.md).
 #include "sio/signature/Signature.h"
+#include "sio/trace/Printable.h"
 
 #include <nlohmann/json.hpp>
 
@@ -298,15 +299,16 @@ std::string patternSignatureText(const PatternSignature &sig) {
 
 std::string reportText(const SignatureReport &report) {
   std::ostringstream out;
-  out << "# sio-signature: program " << (report.program.empty() ? "?" : report.program) << ", " << report.nranks
-      << (report.nranks == 1 ? " rank" : " ranks") << ", page size " << report.pageSize << "\n";
+  out << "# sio-signature: program " << (report.program.empty() ? "?" : sio::trace::escapeControl(report.program))
+      << ", " << report.nranks << (report.nranks == 1 ? " rank" : " ranks") << ", page size " << report.pageSize
+      << "\n";
   for (const std::string &n : report.notes)
-    out << "# note: " << n << "\n";
+    out << "# note: " << sio::trace::escapeControl(n) << "\n";
   for (const SignatureGroup &g : report.groups) {
     const StreamSignature &s = g.signature;
     std::string file = s.file < 0 ? "?" : "f" + std::to_string(s.file);
     if (s.file >= 0 && size_t(s.file) < report.fileNames.size())
-      file += " \"" + report.fileNames[size_t(s.file)] + "\"";
+      file += " \"" + sio::trace::escapeControl(report.fileNames[size_t(s.file)]) + "\"";
     out << "\n# file " << file << ", ranks " << g.ranks.str() << ", " << operationName(s.trace.op) << ", "
         << s.accesses << (s.accesses == 1 ? " access, " : " accesses, ") << s.bytes << " bytes"
         << (g.ranks.size() > 1 ? " per rank" : "") << "\n";

@@ -3,6 +3,7 @@
 // Exit codes: 0 success, 2 bad input or usage.
 #include "sio/signature/Signature.h"
 #include "sio/trace/Json.h"
+#include "sio/trace/Printable.h"
 
 #include <nlohmann/json.hpp>
 
@@ -51,7 +52,7 @@ exit status: 0 ok, 2 bad input or usage
 )";
 
 int usageError(const std::string &message) {
-  std::cerr << "sio-signature: error: " << message << " (try 'sio-signature --help')\n";
+  std::cerr << "sio-signature: error: " << sio::trace::printableMessage(message) << " (try 'sio-signature --help')\n";
   return kExitBadInput;
 }
 
@@ -138,10 +139,8 @@ int main(int argc, char **argv) {
     return kExitOk;
   } catch (const sio::trace::TraceError &e) {
     std::cerr << "sio-signature: error: " << e.what() << "\n";
-  } catch (const SignatureError &e) {
-    std::cerr << "sio-signature: error: " << path << ": " << e.what() << "\n";
   } catch (const std::exception &e) {
-    std::cerr << "sio-signature: error: " << path << ": " << e.what() << "\n";
+    std::cerr << "sio-signature: error: " << sio::trace::printableMessage(path + ": " + e.what()) << "\n";
   }
   return kExitBadInput;
 }

@@ -1,4 +1,5 @@
 #include "sio/trace/Expr.h"
+#include "sio/trace/Printable.h"
 
 #include <algorithm>
 #include <cctype>
@@ -179,12 +180,13 @@ Expr operator*(const Expr &a, const Expr &b) {
 
 Expr operator/(const Expr &a, const Expr &b) {
   if (b.terms_.size() != 1)
-    throw std::invalid_argument("division by '" + b.str() +
+    throw std::invalid_argument("division by '" + echoValue(b.str()) +
                                 "': only constants and monomials in nranks may divide");
   const auto &[m, c] = *b.terms_.begin();
   for (const auto &[atom, exp] : m)
     if (atom.kind != Atom::Kind::NRanks)
-      throw std::invalid_argument("division by '" + b.str() + "': only constants and monomials in nranks may divide");
+      throw std::invalid_argument("division by '" + echoValue(b.str()) +
+                                  "': only constants and monomials in nranks may divide");
   Expr inverse;
   Monomial inv;
   for (const auto &[atom, exp] : m)
@@ -507,7 +509,7 @@ public:
 private:
   [[noreturn]] void fail(const std::string &what) const {
     // A packed table can make a formula megabytes long: quote its start only.
-    std::string shown = text_.size() > 200 ? std::string(text_.substr(0, 200)) + "..." : std::string(text_);
+    const std::string shown = echoValue(text_);
     throw std::invalid_argument("bad formula \"" + shown + "\" at column " +
                                 std::to_string(pos_ + 1) + ": " + what);
   }
@@ -685,9 +687,9 @@ Expr Expr::parse(std::string_view text) {
   try {
     return Parser(text).parseAll();
   } catch (const ArithmeticOverflow &) {
-    throw std::invalid_argument("bad formula \"" + std::string(text) + "\": value out of 64-bit range");
+    throw std::invalid_argument("bad formula \"" + echoValue(text) + "\": value out of 64-bit range");
   } catch (const std::domain_error &e) {
-    throw std::invalid_argument("bad formula \"" + std::string(text) + "\": " + e.what());
+    throw std::invalid_argument("bad formula \"" + echoValue(text) + "\": " + e.what());
   }
 }
 

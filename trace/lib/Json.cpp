@@ -7,6 +7,8 @@
 // are TraceErrors naming the file and the JSON pointer of the bad field.
 #include "sio/trace/Json.h"
 #include "sio/trace/AtomicFile.h"
+#include "sio/trace/Handles.h"
+#include "sio/trace/Printable.h"
 
 #include <nlohmann/json.hpp>
 
@@ -33,7 +35,7 @@ namespace sio::trace {
 using OJson = nlohmann::ordered_json;
 
 TraceError::TraceError(std::string file, std::string jsonPath, const std::string &message)
-    : std::runtime_error(file + ": " + (jsonPath.empty() ? "" : jsonPath + ": ") + message),
+    : std::runtime_error(printableMessage(file + ": " + (jsonPath.empty() ? "" : jsonPath + ": ") + message)),
       file_(std::move(file)), jsonPath_(std::move(jsonPath)) {}
 
 namespace {
@@ -767,7 +769,7 @@ private:
     std::string s(stringOf(j));
     auto id = parseId(s);
     if (!id)
-      fail(path, "malformed id \"" + s + "\" (expected \"0x<16 hex digits>\")");
+      fail(path, "malformed id \"" + echoValue(s) + "\" (expected \"0x<16 hex digits>\")");
     return *id;
   }
   std::vector<std::string> getStrings(const OJson &j, const std::string &path) const {
@@ -818,15 +820,64 @@ OJson Reader::parseRoot(const std::string &text) {
   std::string key;        // the current key of the root object
   bool inFiles = false;   // inside the root's "files" array
   size_t index = 0;       // its next entry
+  // Open containers, innermost last, for refusing a key an object already
+  // has: nlohmann keeps the last value silently, so a trace could mean one
+  // thing to sio and another to any other JSON reader. Frames are reused
+  // (cleared, not freed), so the cost is one compare per key of an object.
+  struct Frame {
+    bool array = false;
+    size_t index = 0;              // arrays: elements begun
+    std::vector<std::string> keys; // objects: keys so far, the current last
+  };
+  std::vector<Frame> open;
+  size_t openCount = 0;
+  auto pointer = [&] {
+    std::string p;
+    for (size_t k = 0; k + 1 < openCount; ++k)
+      p = open[k].array ? at(p, open[k].index - 1) : at(p, open[k].keys.back());
+    return p;
+  };
+  auto begin = [&](bool array) {
+    if (openCount && open[openCount - 1].array)
+      ++open[openCount - 1].index;
+    if (open.size() == openCount)
+      open.emplace_back();
+    Frame &f = open[openCount++];
+    f.array = array;
+    f.index = 0;
+    f.keys.clear();
+  };
   auto callback = [&](int depth, OJson::parse_event_t event, OJson &parsed) -> bool {
     using E = OJson::parse_event_t;
+    switch (event) {
+    case E::object_start:
+    case E::array_start:
+      begin(event == E::array_start);
+      break;
+    case E::object_end:
+    case E::array_end:
+      --openCount;
+      break;
+    case E::value:
+      if (openCount && open[openCount - 1].array)
+        ++open[openCount - 1].index;
+      break;
+    case E::key: {
+      std::vector<std::string> &keys = open[openCount - 1].keys;
+      const std::string &k = parsed.get_ref<const std::string &>();
+      if (std::find(keys.begin(), keys.end(), k) != keys.end()) {
+        fail(at(pointer(), k), "duplicate key \"" + echoValue(k) + "\" (each key may appear once in an object)");
+      }
+      keys.push_back(k);
+      break;
+    }
+    }
     if (depth == 1 && event == E::key) {
       key = parsed.get<std::string>();
       inFiles = false;
       return true;
     }
     if (depth == 1 && event == E::array_start && key == "files") {
-      // A repeated key replaces the earlier value, as in the DOM.
       inFiles = streamedFiles_ = true;
       index = 0;
       files_.clear();
@@ -872,12 +923,12 @@ Expr Reader::getExpr(const OJson &j, const std::string &path, uint32_t loopDepth
   } catch (const std::exception &ex) {
     // Expr::parse names the formula and the column itself.
     std::string what = ex.what();
-    fail(path, what.find("formula") != std::string::npos ? what : "bad formula \"" + std::string(text) + "\": " + what);
+    fail(path, what.find("formula") != std::string::npos ? what : "bad formula \"" + echoValue(text) + "\": " + what);
   }
   if (!printable(e))
-    fail(path, "formula \"" + std::string(text) + "\" has a coefficient out of range");
+    fail(path, "formula \"" + echoValue(text) + "\" has a coefficient out of range");
   if (e.loopDepthUsed() > loopDepth)
-    fail(path, "formula \"" + std::string(text) + "\" uses loop index i" + std::to_string(e.loopDepthUsed() - 1) +
+    fail(path, "formula \"" + echoValue(text) + "\" uses loop index i" + std::to_string(e.loopDepthUsed() - 1) +
                    " but only " + std::to_string(loopDepth) + " loop(s) enclose it");
   return e;
 }
@@ -1072,8 +1123,8 @@ TimingStats Reader::getStats(const OJson &j, const std::string &path) const {
       };
       if (colon == std::string::npos || !digits(item.substr(0, colon), bin) || !digits(item.substr(colon + 1), n) ||
           bin >= uint64_t(TimingStats::kBins))
-        fail(hp, "expected \"bin:count\" items with bins 0.." + std::to_string(TimingStats::kBins - 1) +
-                     ", found \"" + item + "\"");
+        fail(hp, "expected \"bin:count\" items with bins 0.." + std::to_string(TimingStats::kBins - 1) + ", found \"" +
+                     echoValue(item) + "\"");
       setBin(int64_t(bin), n, hp);
       pos = end + 1;
     }
@@ -1184,7 +1235,7 @@ Node Reader::getNode(const OJson &j, const std::string &path, const RankList *en
       std::string known;
       for (Layer k : {Layer::MPIIO, Layer::POSIX, Layer::STDIO, Layer::SYNC})
         known += (known.empty() ? "" : ", ") + std::string(layerName(k));
-      fail(lp, "unknown layer \"" + layer + "\" (expected one of " + known + ")");
+      fail(lp, "unknown layer \"" + echoValue(layer) + "\" (expected one of " + known + ")");
     }
     ev.layer = *l;
     if (const OJson *s = optional(j, "site"))
@@ -1294,7 +1345,7 @@ Trace Reader::read(const std::string &text, std::string *owned) {
   TraceHeader &h = t.header;
   std::string format = getString(require(root, "", "format"), "/format");
   if (format != kFormatName)
-    fail("/format", "not a sio trace (format \"" + format + "\", expected \"" + kFormatName + "\")");
+    fail("/format", "not a sio trace (format \"" + echoValue(format) + "\", expected \"" + kFormatName + "\")");
   std::string version = getString(require(root, "", "version"), "/version");
   {
     // MAJOR.MINOR, digits only.
@@ -1304,11 +1355,11 @@ Trace Reader::read(const std::string &text, std::string *owned) {
     };
     if (dot == std::string::npos || !digits(std::string_view(version).substr(0, dot)) ||
         !digits(std::string_view(version).substr(dot + 1)))
-      fail("/version", "malformed version \"" + version + "\" (expected \"MAJOR.MINOR\")");
+      fail("/version", "malformed version \"" + echoValue(version) + "\" (expected \"MAJOR.MINOR\")");
     h.version.major = uint32_t(std::stoul(version.substr(0, dot)));
     h.version.minor = uint32_t(std::stoul(version.substr(dot + 1)));
     if (h.version.major != kFormatVersion.major)
-      fail("/version", "unsupported version " + version + " (this reader supports " +
+      fail("/version", "unsupported version " + echoValue(version) + " (this reader supports " +
                            std::to_string(kFormatVersion.major) + ".x)");
   }
   nranks_ = getInt(require(root, "", "nranks"), "/nranks", 1, kMaxRanks);
@@ -1417,6 +1468,8 @@ Trace Reader::read(const std::string &text, std::string *owned) {
   }
 
   t.body = getBody(require(root, "", "body"), "/body", nullptr, 0);
+  if (auto problem = checkHandleLifetimes(t))
+    fail(problem->path, problem->message);
   return t;
 }
 

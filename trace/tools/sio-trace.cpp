@@ -10,11 +10,13 @@
 #include "sio/report/Commands.h"
 #include "sio/trace/Diff.h"
 #include "sio/trace/Json.h"
+#include "sio/trace/Printable.h"
 #include "sio/trace/Summary.h"
 
 #include <charconv>
 #include <cstdio>
 #include <iostream>
+#include <new>
 #include <span>
 #include <sstream>
 #include <string>
@@ -95,9 +97,12 @@ struct UsageError {
 
 [[noreturn]] void usageError(const std::string &message) { throw UsageError{message}; }
 
+/// A string value in double quotes: quotes, backslashes and control
+/// characters escaped (escapeControl), so a hostile name cannot drive the
+/// terminal or fake a line of output.
 std::string quote(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
+  std::string out;
+  for (char c : s) {
     switch (c) {
     case '"':
       out += "\\\"";
@@ -112,23 +117,17 @@ std::string quote(std::string_view s) {
       out += "\\t";
       break;
     default:
-      if (c < 0x20 || c == 0x7f) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\x%02x", c);
-        out += buf;
-      } else {
-        out += char(c);
-      }
+      out += c;
     }
   }
-  return out + "\"";
+  return "\"" + escapeControl(out) + "\"";
 }
 
 std::string location(const Trace &t, uint64_t site) {
   if (!site)
     return "";
   if (const SiteInfo *s = t.site(site))
-    return s->file + ":" + std::to_string(s->line) + ":" + std::to_string(s->column);
+    return escapeControl(s->file) + ":" + std::to_string(s->line) + ":" + std::to_string(s->column);
   return "site " + formatId(site);
 }
 
@@ -136,7 +135,7 @@ std::string loopLocation(const Trace &t, uint64_t id) {
   if (!id)
     return "";
   if (const LoopInfo *l = t.loopInfo(id))
-    return l->file + ":" + std::to_string(l->line) + ":" + std::to_string(l->column);
+    return escapeControl(l->file) + ":" + std::to_string(l->line) + ":" + std::to_string(l->column);
   return "loop " + formatId(id);
 }
 
@@ -150,19 +149,19 @@ public:
 
   void run() {
     const TraceHeader &h = t_.header;
-    os_ << "trace: program " << (h.program.empty() ? "(unknown)" : h.program) << ", " << h.nranks << " rank"
-        << (h.nranks == 1 ? "" : "s") << ", ";
+    os_ << "trace: program " << (h.program.empty() ? "(unknown)" : escapeControl(h.program)) << ", " << h.nranks
+        << " rank" << (h.nranks == 1 ? "" : "s") << ", ";
     if (h.complete)
       os_ << "complete";
     else
       os_ << "INCOMPLETE (" << h.droppedEvents << " events dropped)";
     os_ << "\n";
     if (!h.generator.empty())
-      os_ << "generator: " << h.generator << "\n";
+      os_ << "generator: " << escapeControl(h.generator) << "\n";
     for (const std::string &n : h.notes)
-      os_ << "note: " << n << "\n";
+      os_ << "note: " << escapeControl(n) << "\n";
     for (const std::string &why : h.inexact)
-      os_ << "inexact: " << why << "\n";
+      os_ << "inexact: " << escapeControl(why) << "\n";
     if (!t_.files.empty()) {
       os_ << "files:\n";
       for (const FileEntry &f : t_.files)
@@ -195,7 +194,7 @@ private:
     if (id &&
         (param == "datatype" || param == "etype" || param == "filetype" || param == "oldtype" || param == "newtype")) {
       if (const ObjectEntry *d = t_.datatype(*id))
-        return std::to_string(*id) + " " + (d->kind == "named" ? d->name : d->kind);
+        return std::to_string(*id) + " " + escapeControl(d->kind == "named" ? d->name : d->kind);
     }
     return e.str();
   }
@@ -233,12 +232,12 @@ private:
                (ev.op == "fdopen" && name == "stream"); // a stream on the descriptor `fd`
       };
       layer_ = ev.layer;
-      line += ev.op + "(";
+      line += escapeControl(ev.op) + "(";
       bool first = true;
       for (const Param &p : ev.params) {
         if (isOutput(p.name))
           continue;
-        line += (first ? "" : ", ") + p.name + "=" + elastic(p.name, p.value);
+        line += (first ? "" : ", ") + escapeControl(p.name) + "=" + elastic(p.name, p.value);
         first = false;
       }
       line += ")";
@@ -246,7 +245,7 @@ private:
       for (const Param &p : ev.params) {
         if (!isOutput(p.name))
           continue;
-        line += (first ? " -> " : ", ") + p.name + "=" + elastic(p.name, p.value);
+        line += (first ? " -> " : ", ") + escapeControl(p.name) + "=" + elastic(p.name, p.value);
         first = false;
       }
       if (ev.inner)
@@ -328,7 +327,7 @@ int cmdStats(std::span<const std::string> args) {
   Trace t = readTraceFile(files[0]);
   TraceSummary s = summarize(t);
   const TraceHeader &h = t.header;
-  std::printf("program: %s\n", h.program.empty() ? "(unknown)" : h.program.c_str());
+  std::printf("program: %s\n", h.program.empty() ? "(unknown)" : escapeControl(h.program).c_str());
   std::printf("ranks: %llu active of %lld\n", (unsigned long long)s.activeRanks, (long long)s.nranks);
   if (h.complete)
     std::printf("complete: yes\n");
@@ -337,7 +336,7 @@ int cmdStats(std::span<const std::string> args) {
   if (!h.inexact.empty()) {
     std::printf("exact: no (the trace misses data)\n");
     for (const std::string &why : h.inexact)
-      std::printf("  inexact: %s\n", why.c_str());
+      std::printf("  inexact: %s\n", escapeControl(why).c_str());
   } else {
     std::printf("exact: %s\n", s.exact ? "yes" : "no (some values could not be evaluated)");
   }
@@ -350,7 +349,7 @@ int cmdStats(std::span<const std::string> args) {
   std::printf("operations:\n");
   std::printf("  %-32s %12s %16s\n", "operation", "calls", "bytes");
   for (const auto &[op, o] : s.byOp)
-    std::printf("  %-32s %12llu %16lld\n", op.c_str(), (unsigned long long)o.calls, (long long)o.bytes);
+    std::printf("  %-32s %12llu %16lld\n", escapeControl(op).c_str(), (unsigned long long)o.calls, (long long)o.bytes);
   std::printf("files:\n");
   std::printf("  %-32s %12s %16s\n", "file", "calls", "bytes");
   for (const auto &[id, o] : s.byFile) {
@@ -402,9 +401,9 @@ int cmdDiff(std::span<const std::string> args) {
   std::vector<Difference> diffs = diffTraces(a, b, opts);
   if (diffs.empty())
     return kExitOk;
-  std::cout << files[0] << " and " << files[1] << " differ:\n";
+  std::cout << escapeControl(files[0]) << " and " << escapeControl(files[1]) << " differ:\n";
   for (const Difference &d : diffs)
-    std::cout << "  " << d.where << ": " << d.what << "\n";
+    std::cout << "  " << echoValue(d.where, kMessageLimit) << ": " << echoValue(d.what, kMessageLimit) << "\n";
   if (opts.maxDifferences && diffs.size() >= opts.maxDifferences)
     std::cout << "  (stopped after " << diffs.size() << " differences; --max 0 shows all)\n";
   return kExitDifferent;
@@ -440,11 +439,13 @@ int main(int argc, char **argv) {
       return sio::report::exportCommand(rest);
     usageError("unknown command '" + cmd + "' (try 'sio-trace --help')");
   } catch (const UsageError &e) {
-    std::cerr << "sio-trace: error: " << e.message << "\n";
-  } catch (const TraceError &e) {
-    std::cerr << "sio-trace: error: " << e.what() << "\n";
+    std::cerr << "sio-trace: error: " << printableMessage(e.message) << "\n";
+  } catch (const std::bad_alloc &) {
+    // A limit the checks above missed: still a refusal, not an abort.
+    std::cerr << "sio-trace: error: out of memory (the trace asks for more than this machine has; see the "
+                 "--max-* options of the command)\n";
   } catch (const std::exception &e) {
-    std::cerr << "sio-trace: error: " << e.what() << "\n";
+    std::cerr << "sio-trace: error: " << printableMessage(e.what()) << "\n";
   }
   return kExitBadInput;
 }

@@ -534,17 +534,19 @@ TEST(Json, ReadsTheArrayFormOfHistogramsToo) {
 TEST(Json, ResultsAndErrorsRoundTripAsParameters) {
   Trace t = strongTrace();
   const RankList all = RankList::all(4);
-  Event &open = t.body[0].event();
-  open.params.back().value = ElasticValue(Value(Expr(-1)), all); // fh = -1: it failed
-  open.params.push_back(param("error", Expr(37), all));
-  Event &read = t.body[3].loop().body[0].event();
+  // A failed open before the one that works: fh = -1 and the error.
+  Node failed = t.body[0];
+  failed.event().params.back().value = ElasticValue(Value(Expr(-1)), all);
+  failed.event().params.push_back(param("error", Expr(37), all));
+  t.body.insert(t.body.begin(), failed);
+  Event &read = t.body[4].loop().body[0].event();
   read.params.push_back(param("result", ex("64 - 16*i0"), all));
   std::string text = writeTraceString(t);
   EXPECT_NE(text.find("\"error\": 37"), std::string::npos);
   EXPECT_NE(text.find("\"result\": \"-16*i0 + 64\""), std::string::npos);
   Trace back = readTraceString(text);
   EXPECT_TRUE(back == t);
-  const Event &r = back.body[3].loop().body[0].event();
+  const Event &r = back.body[4].loop().body[0].event();
   ASSERT_EQ(r.params.size(), 5u);
   EXPECT_EQ(r.params.back().name, "result") << "results come after the call's parameters";
   EXPECT_TRUE(diffTraces(t, back, {}).empty());

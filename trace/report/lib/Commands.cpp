@@ -4,17 +4,21 @@
 #include "sio/report/Report.h"
 #include "sio/trace/AtomicFile.h"
 #include "sio/trace/Json.h"
+#include "sio/trace/Summary.h"
 
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <iostream>
 #include <map>
 #include <sstream>
-#include <vector>
 #include <stdexcept>
+#include <vector>
 
 namespace sio::report {
 
@@ -54,6 +58,9 @@ options:
   --max-ranks N         tracks written (default 64; 0 = all); more ranks:
                         an evenly spaced sample, recorded in the output
   --max-calls N         calls per rank before its track stops (default 1048576)
+  --max-output-mb N     output budget in MiB (default 64, 0 = none): an
+                        export that would be larger is refused before it
+                        is written (docs/report.md, Bounds)
 )";
 
 namespace {
@@ -119,11 +126,93 @@ template <typename F> void withOutput(const std::string &path, F write) {
     std::cout.flush();
     return;
   }
-  // Made whole first (reports and exports are bounded, see docs/report.md),
-  // then written so that a failure leaves no truncated file.
+  // Made whole first (reports are bounded, see docs/report.md), then
+  // written so that a failure leaves no truncated file.
   std::ostringstream text;
   write(text);
   sio::trace::writeFileAtomically(path, text.view());
+}
+
+constexpr int64_t kDefaultMaxOutputMb = 64;
+/// Fewest bytes a call takes in each export format (a Chrome slice with no
+/// parameters; OTF2 Enter and Leave records), and per exported rank (its
+/// track records): the projection below never overestimates.
+constexpr uint64_t kChromeBytesPerCall = 120, kOtf2BytesPerCall = 32, kBytesPerRank = 100;
+
+struct OutputBudgetExceeded {};
+
+/// Passes text on to a sink in 64 KiB pieces, counting it, and throws
+/// OutputBudgetExceeded once more than `limit` bytes (0: no limit) came:
+/// an export holds one piece in memory, and stops at its budget.
+class BudgetBuf : public std::streambuf {
+public:
+  BudgetBuf(const trace::TextSink &sink, uint64_t limit) : sink_(sink), limit_(limit) {
+    setp(buf_.data(), buf_.data() + buf_.size());
+  }
+  void finish() { drain(); }
+
+protected:
+  int_type overflow(int_type ch) override {
+    drain();
+    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(ch);
+      pbump(1);
+    }
+    return traits_type::not_eof(ch);
+  }
+  int sync() override {
+    drain();
+    return 0;
+  }
+
+private:
+  void drain() {
+    const size_t n = size_t(pptr() - pbase());
+    written_ += n;
+    if (limit_ && written_ > limit_)
+      throw OutputBudgetExceeded{};
+    if (n)
+      sink_(std::string_view(pbase(), n));
+    setp(buf_.data(), buf_.data() + buf_.size());
+  }
+
+  const trace::TextSink &sink_;
+  uint64_t limit_;
+  uint64_t written_ = 0;
+  std::array<char, 1 << 16> buf_;
+};
+
+std::string mib(long double bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0Lf MiB", bytes / (1024.0L * 1024.0L));
+  return buf;
+}
+
+/// Refuses an export the budget cannot hold, before expanding anything: the
+/// ranks exported times the calls each makes (the trace's total spread
+/// evenly, at most --max-calls), at the fewest bytes a call can take. A rank
+/// making more than its share is caught while writing (BudgetBuf).
+void checkExportBudget(const trace::Trace &t, const ExportOptions &opt, const std::string &format,
+                       uint64_t budgetBytes) {
+  if (!budgetBytes)
+    return;
+  const int64_t nranks = std::max<int64_t>(1, t.header.nranks);
+  const int64_t ranks = opt.maxRanks > 0 ? std::min(opt.maxRanks, nranks) : nranks;
+  const trace::TraceSummary s = trace::summarize(t);
+  const long double perRank =
+      std::min<long double>(opt.maxCallsPerRank, std::ceil((long double)s.totalCalls / (long double)nranks));
+  const long double calls = perRank * (long double)ranks;
+  const long double bytes =
+      calls * (format == "chrome" ? kChromeBytesPerCall : kOtf2BytesPerCall) + (long double)ranks * kBytesPerRank;
+  if (bytes <= (long double)budgetBytes)
+    return;
+  char what[160];
+  std::snprintf(what, sizeof what, "%lld ranks x %.0Lf calls each", (long long)ranks, perRank);
+  throw std::runtime_error("export: the " + format + " timeline would take at least " + mib(bytes) + " (" + what +
+                           "; the trace makes " + std::to_string(s.totalCalls) + (s.exact ? "" : "+") +
+                           " calls), over the output budget of " + mib(budgetBytes) +
+                           "; raise it with --max-output-mb N (0 = no limit) or export less with --max-calls N "
+                           "or --max-ranks N");
 }
 
 } // namespace
@@ -163,7 +252,7 @@ int exportCommand(std::span<const std::string> args) {
     std::cout << help;
     return 0;
   }
-  Parsed p = parse("export", args, {"--output", "--format", "--max-ranks", "--max-calls"});
+  Parsed p = parse("export", args, {"--output", "--format", "--max-ranks", "--max-calls", "--max-output-mb"});
   if (p.positional.size() != 1)
     usage("export: expected one trace file");
   if (!p.options.count("--format"))
@@ -178,15 +267,54 @@ int exportCommand(std::span<const std::string> args) {
     opt.maxRanks = number("export", "--max-ranks", p.options["--max-ranks"]);
   if (p.options.count("--max-calls"))
     opt.maxCallsPerRank = uint64_t(std::max<int64_t>(1, number("export", "--max-calls", p.options["--max-calls"])));
+  int64_t budgetMb = kDefaultMaxOutputMb;
+  if (p.options.count("--max-output-mb"))
+    budgetMb = std::min<int64_t>(number("export", "--max-output-mb", p.options["--max-output-mb"]), int64_t(1) << 40);
+  const uint64_t budget = uint64_t(budgetMb) << 20;
   if (format == "otf2" && !otf2Available())
     usage("export: this sio-trace was built without OTF2 (install libotf2-trace-dev and reconfigure)");
   trace::Trace t = trace::readTraceFile(p.positional[0]);
   const std::string out = p.options["--output"];
+  checkExportBudget(t, opt, format, budget);
   ExportStats st;
-  if (format == "chrome")
-    withOutput(out, [&](std::ostream &os) { st = writeChromeTrace(os, t, opt); });
-  else
-    st = writeOtf2(out, t, opt);
+  try {
+    if (format == "chrome") {
+      // Streamed through the budget into the file (or stdout): never whole
+      // in memory.
+      auto produce = [&](const trace::TextSink &sink) {
+        BudgetBuf buf(sink, budget);
+        std::ostream os(&buf);
+        os.exceptions(std::ios::badbit);
+        st = writeChromeTrace(os, t, opt);
+        buf.finish();
+      };
+      if (out == "-")
+        produce([](std::string_view piece) { std::cout.write(piece.data(), std::streamsize(piece.size())); });
+      else
+        trace::writeFileAtomically(out, produce);
+    } else {
+      // OTF2 writes its own files: bounded by calls at the fewest bytes each.
+      opt.maxTotalCalls = budget / kOtf2BytesPerCall;
+      const bool existed = std::filesystem::exists(out);
+      try {
+        st = writeOtf2(out, t, opt);
+      } catch (const ExportBudgetExceeded &) {
+        // Remove the partial archive (writeOtf2 refuses to write over one).
+        std::error_code ec;
+        for (const char *part : {"traces.otf2", "traces.def", "traces"})
+          std::filesystem::remove_all(std::filesystem::path(out) / part, ec);
+        if (!existed)
+          std::filesystem::remove(out, ec);
+        throw OutputBudgetExceeded{};
+      }
+    }
+  } catch (const OutputBudgetExceeded &) {
+    throw std::runtime_error("export: the " + format + " timeline passed the output budget of " + mib(budget) +
+                             " while writing (the trace makes " + std::to_string(trace::summarize(t).totalCalls) +
+                             " calls)" + (out == "-" ? "; the output is cut" : "; nothing was written") +
+                             "; raise it with --max-output-mb N (0 = no limit) or export less with --max-calls N "
+                             "or --max-ranks N");
+  }
   std::fprintf(stderr, "sio-trace: %s: %lld of %lld ranks%s, %llu calls, %llu reads/writes%s\n", out.c_str(),
                (long long)st.ranks, (long long)t.header.nranks, st.sampled ? " (sample)" : "",
                (unsigned long long)st.calls, (unsigned long long)st.ioOperations,

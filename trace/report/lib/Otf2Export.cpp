@@ -112,7 +112,8 @@ ExportStats writeOtf2(const std::string &dir, const Trace &trace, const ExportOp
       uint64_t t1 = std::max(t0, uint64_t(std::llround(c.startNs + c.durationNs)));
       last = t1;
       end = std::max(end, t1);
-      ++stats.calls;
+      if (++stats.calls > options.maxTotalCalls && options.maxTotalCalls)
+        throw ExportBudgetExceeded();
       if (err == OTF2_SUCCESS)
         err = OTF2_EvtWriter_Enter(w, nullptr, t0, rit->second);
       ++events;

@@ -199,7 +199,10 @@ private:
   void expand() {
     const int64_t n = t_.header.nranks;
     // Histograms: every rank when the whole trace fits the budget, else a sample.
-    histRanks_ = s_.totalCalls <= opt_.expandBudget ? sampleRanks(n, n) : sampleRanks(n, opt_.maxRanks);
+    // Every rank costs an expansion even with no calls: a trace claiming
+    // 2^31 ranks is sampled however few calls it holds.
+    const bool everyRank = s_.totalCalls <= opt_.expandBudget && uint64_t(n) <= opt_.expandBudget;
+    histRanks_ = everyRank ? sampleRanks(n, n) : sampleRanks(n, opt_.maxRanks);
     plotRanks_ = sampleRanks(n, opt_.maxRanks);
     std::set<int64_t> plotted(plotRanks_.begin(), plotRanks_.end());
     const uint64_t perRank = std::max<uint64_t>(1, opt_.expandBudget / std::max<size_t>(1, histRanks_.size()));

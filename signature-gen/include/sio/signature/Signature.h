@@ -176,11 +176,13 @@ struct Options {
   uint64_t markovMinRecurrence = 4;
   /// Accesses per stream after which further runs are left out (checked
   /// before each run, so one long run is never cut).
-  uint64_t maxAccesses = 1u << 26;
+  /// (A stored run costs about 100 bytes: 2^21 of them stay within a few
+  /// hundred MB, whatever loop counts a trace claims.)
+  uint64_t maxAccesses = 1u << 21;
   /// Accesses replayed through the OnlineDetector for StreamSignature::stableAfter.
   uint64_t onlineWindow = 256;
   /// Loop iterations walked one by one per rank before giving up.
-  uint64_t maxExpandedIterations = 1u << 24;
+  uint64_t maxExpandedIterations = 1u << 18;
 };
 
 // --- Access streams -------------------------------------------------------

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <stdexcept>
 #include <string>
 
 namespace sio::report {
@@ -14,6 +15,14 @@ namespace sio::report {
 struct ExportOptions {
   int64_t maxRanks = 64;          ///< tracks written; more ranks: an even sample (0 = all)
   uint64_t maxCallsPerRank = 1u << 20; ///< calls per rank before the rank's track stops
+  /// Calls of all ranks together (0 = no limit): more throw
+  /// ExportBudgetExceeded (the output budget of sio-trace export).
+  uint64_t maxTotalCalls = 0;
+};
+
+/// An export stopped at ExportOptions::maxTotalCalls.
+struct ExportBudgetExceeded : std::runtime_error {
+  ExportBudgetExceeded() : std::runtime_error("export budget exceeded") {}
 };
 
 /// What an export wrote, for the command's summary line.

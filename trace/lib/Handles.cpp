@@ -1,0 +1,226 @@
+#include "sio/trace/Handles.h"
+
+#include "sio/trace/Printable.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string_view>
+#include <utility>
+
+namespace sio::trace {
+
+namespace {
+
+constexpr std::string_view kKinds[] = {"fh", "fd", "stream", "dir"};
+/// Event visits before the lifetime walk gives up: loops are walked twice
+/// (a close in the body then meets the handle it closed), so nested loops
+/// would otherwise cost 2^depth.
+constexpr uint64_t kMaxVisits = 200'000;
+
+bool isClose(std::string_view op) {
+  return op == "close" || op == "fclose" || op == "closedir" || op == "MPI_File_close";
+}
+
+/// The handle parameter of an event (the first of kKinds it has).
+const Param *handleParam(const Event &ev, std::string_view &kind) {
+  for (std::string_view k : kKinds)
+    if (const Param *p = ev.param(k)) {
+      kind = k;
+      return p;
+    }
+  return nullptr;
+}
+
+std::optional<int64_t> constantOf(const Value &v) {
+  if (const Expr *e = std::get_if<Expr>(&v))
+    return e->constantValue();
+  return std::nullopt;
+}
+
+struct GiveUp {};
+
+class Checker {
+public:
+  explicit Checker(const Trace &t) : t_(t) {}
+
+  std::optional<HandleProblem> run() {
+    try {
+      ranges(t_.body, "/body");
+      if (!problem_ && t_.header.complete) {
+        opens(t_.body);
+        walk(t_.body, "/body", "");
+      }
+    } catch (const GiveUp &) {
+    } catch (const std::exception &) {
+      // A rank-list operation too large to carry out: no verdict.
+    }
+    return problem_;
+  }
+
+private:
+  using Key = std::pair<std::string_view, int64_t>;
+  struct State {
+    RankList open, closed;
+    std::string closedAt; ///< the last close
+  };
+
+  [[noreturn]] void report(const std::string &path, const Event &ev, std::string_view kind, int64_t code,
+                           const RankList &ranks, const std::string &what) {
+    std::string m = echoValue(ev.op) + "(" + std::string(kind) + "=" + std::to_string(code) + ")";
+    if (const SiteInfo *s = t_.site(ev.site))
+      m += " at " + echoValue(s->file) + ":" + std::to_string(s->line) + ":" + std::to_string(s->column);
+    else if (ev.site)
+      m += " at site " + formatId(ev.site);
+    m += " on ranks " + echoValue(ranks.str()) + ": " + what;
+    problem_ = HandleProblem{path, m};
+    throw GiveUp{};
+  }
+
+  /// Codes the runtime could never have written (static pass, every node).
+  void ranges(const std::vector<Node> &body, const std::string &path) {
+    for (size_t i = 0; i < body.size(); ++i) {
+      const std::string p = path + "/" + std::to_string(i);
+      if (body[i].isLoop()) {
+        ranges(body[i].loop().body, p + "/body");
+        continue;
+      }
+      const Event &ev = body[i].event();
+      std::string_view kind;
+      const Param *h = handleParam(ev, kind);
+      if (!h)
+        continue;
+      const bool opens = ev.param("file") != nullptr;
+      for (const ElasticEntry &e : h->value.entries()) {
+        auto c = constantOf(e.value);
+        if (!c)
+          continue;
+        if (*c > kMaxHandleCode)
+          report(p, ev, kind, *c, e.ranks,
+                 "handle code out of range (handles are numbered from 0 per rank; at most " +
+                     std::to_string(kMaxHandleCode) + ")");
+        // A failed open records -1; nothing else has a negative code.
+        if (*c < 0 && (!opens || *c != -1) && !ev.param("error"))
+          report(p, ev, kind, *c, e.ranks, "negative handle code");
+      }
+    }
+  }
+
+  /// The kinds of handle the trace opens: only those are followed.
+  void opens(const std::vector<Node> &body) {
+    for (const Node &n : body) {
+      if (n.isLoop()) {
+        opens(n.loop().body);
+        continue;
+      }
+      std::string_view kind;
+      if (n.event().param("file") && handleParam(n.event(), kind))
+        opened_.insert(kind);
+    }
+  }
+
+  /// Stops following the handles a body touches (its trip count is unknown).
+  void forget(const std::vector<Node> &body) {
+    for (const Node &n : body) {
+      if (++visits_ > kMaxVisits)
+        throw GiveUp{};
+      if (n.isLoop()) {
+        forget(n.loop().body);
+        continue;
+      }
+      std::string_view kind;
+      if (const Param *h = handleParam(n.event(), kind))
+        for (const ElasticEntry &e : h->value.entries()) {
+          if (auto c = constantOf(e.value))
+            unknown_.insert({kind, *c});
+          else
+            unknownKinds_.insert(kind);
+        }
+    }
+  }
+
+  void walk(const std::vector<Node> &body, const std::string &path, const std::string &iteration) {
+    for (size_t i = 0; i < body.size(); ++i) {
+      if (++visits_ > kMaxVisits)
+        throw GiveUp{};
+      const std::string p = path + "/" + std::to_string(i);
+      if (body[i].isEvent()) {
+        event(body[i], p, iteration);
+        continue;
+      }
+      const Loop &l = body[i].loop();
+      std::optional<int64_t> count;
+      if (l.iterations.isUniform())
+        count = constantOf(l.iterations.entries()[0].value);
+      if (!count) {
+        forget(l.body);
+        continue;
+      }
+      // Two iterations show everything more would: a handle closed in the
+      // body and not reopened meets its close again in the second.
+      for (int64_t k = 0; k < std::min<int64_t>(*count, 2); ++k)
+        walk(l.body, p + "/body", k ? " (in the loop's second iteration)" : iteration);
+    }
+  }
+
+  void event(const Node &n, const std::string &path, const std::string &iteration) {
+    const Event &ev = n.event();
+    std::string_view kind;
+    const Param *h = handleParam(ev, kind);
+    if (!h || !opened_.count(kind) || unknownKinds_.count(kind))
+      return;
+    const bool opens = ev.param("file") != nullptr, closes = isClose(ev.op);
+    // A failed call (the application's bad handle) is checked no further;
+    // close() releases the descriptor even when it fails.
+    const bool failed = ev.param("error") != nullptr;
+    for (const ElasticEntry &e : h->value.entries()) {
+      auto c = constantOf(e.value);
+      if (!c) {
+        unknownKinds_.insert(kind);
+        return;
+      }
+      const Key key{kind, *c};
+      if (*c < 0 || unknown_.count(key))
+        continue;
+      State &st = state_[key];
+      if (opens) {
+        st.open = st.open.unite(e.ranks);
+        st.closed = st.closed.subtract(e.ranks);
+        continue;
+      }
+      if (!failed) {
+        const RankList bad = e.ranks.subtract(st.open);
+        if (!bad.empty()) {
+          const RankList wasClosed = bad.intersect(st.closed);
+          const std::string handle = std::string(kind) + " " + std::to_string(*c);
+          if (!wasClosed.empty())
+            report(path, ev, kind, *c, wasClosed,
+                   (closes ? handle + " is closed already (closed by " + st.closedAt + ")"
+                           : handle + " is used after its close (" + st.closedAt + ")") +
+                       iteration);
+          report(path, ev, kind, *c, bad,
+                 (closes ? handle + " is closed but not open" : handle + " is used but not open") +
+                     " (no earlier open of it on these ranks)" + iteration);
+        }
+      }
+      if (closes) {
+        st.open = st.open.subtract(e.ranks);
+        st.closed = st.closed.unite(e.ranks);
+        st.closedAt = echoValue(ev.op) + " at " + path;
+      }
+    }
+  }
+
+  const Trace &t_;
+  std::optional<HandleProblem> problem_;
+  uint64_t visits_ = 0;
+  std::set<std::string_view> opened_, unknownKinds_;
+  std::set<Key> unknown_;
+  std::map<Key, State> state_;
+};
+
+} // namespace
+
+std::optional<HandleProblem> checkHandleLifetimes(const Trace &trace) { return Checker(trace).run(); }
+
+} // namespace sio::trace
