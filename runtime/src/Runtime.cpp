@@ -596,13 +596,11 @@ Trace buildRankTrace(State &s) {
   t.header.inexact = inexactReasons(g_inexact.load());
   for (const auto &n : s.capNotes)
     t.header.notes.push_back(n);
-  if (!s.execPredecessor.empty()) {
-    // The process's calls before the exec are not in this trace.
-    t.header.complete = false;
+  if (!s.execPredecessor.empty())
+    // This program's calls are all here; the process's earlier ones are not.
     t.header.notes.push_back("this program was started by exec from a traced program of the same process; "
                              "the calls made before the exec are in " +
                              s.execPredecessor);
-  }
   if (s.gapsSkipped)
     t.header.notes.push_back(std::to_string(s.gapsSkipped) + " calls on rank " + std::to_string(s.rank) +
                              " were still in progress at the end; calls of different threads around them "
@@ -1407,11 +1405,28 @@ const char *prepareExec(const char *path) {
   if (s.events == 0)
     return nullptr; // nothing recorded: the new image's trace is the whole story
   const unsigned generation = s.execGeneration + 1;
-  const std::string out =
-      tracePath(s) + ".rank" + std::to_string(s.rank) + ".exec" + std::to_string(generation) + ".partial.sio.json";
-  writePartialTrace(s, std::string("the process replaced this program with exec of '") + (path ? path : "") +
-                           "'; its later calls are in the new program's trace",
-                    out, false);
+  const std::string why = std::string("the process replaced this program with exec of '") + (path ? path : "") +
+                          "'; its later calls are in the new program's trace";
+  std::string out;
+  if (s.mpiInitialized) {
+    // An MPI rank gone mid-job: no merge with the others, a partial trace.
+    out = tracePath(s) + ".rank" + std::to_string(s.rank) + ".exec" + std::to_string(generation) +
+          ".partial.sio.json";
+    writePartialTrace(s, why, out, false);
+  } else {
+    // This program's calls are all here: a complete trace of its own, next
+    // to the one the new program writes (a wrapper script's `exec app`).
+    std::string base = tracePath(s);
+    if (base.size() > 9 && base.compare(base.size() - 9, 9, ".sio.json") == 0)
+      base.resize(base.size() - 9);
+    out = base + ".exec" + std::to_string(generation) + ".sio.json";
+    Trace t = buildRankTrace(s);
+    t.header.notes.push_back(why);
+    t.header.metadata["merge_rounds"] = "0";
+    finalizeMerged(t);
+    fillSiteTables(s, t);
+    writeTrace(s, t, out, false, false);
+  }
   // Handed to the new image in its environment; static, as exec reads it.
   static std::string entry;
   entry = std::string(kExecPredecessorVar) + "=" + std::to_string(s.pid) + ":" + std::to_string(generation) + ":" +
