@@ -7,6 +7,7 @@
 #include <set>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace sio::trace {
 
@@ -22,14 +23,65 @@ bool isClose(std::string_view op) {
   return op == "close" || op == "fclose" || op == "closedir" || op == "MPI_File_close";
 }
 
-/// The handle parameter of an event (the first of kKinds it has).
+/// The handle parameter of an event: its layer's (a stdio call may also
+/// carry the descriptor it releases), else the first of kKinds it has.
 const Param *handleParam(const Event &ev, std::string_view &kind) {
+  if (ev.layer == Layer::STDIO)
+    if (const Param *p = ev.param("stream")) {
+      kind = "stream";
+      return p;
+    }
   for (std::string_view k : kKinds)
     if (const Param *p = ev.param(k)) {
       kind = k;
       return p;
     }
   return nullptr;
+}
+
+/// What an event does to one handle parameter.
+enum class Effect { Use, Open, Close };
+struct Touch {
+  std::string_view kind;
+  const Param *param;
+  Effect effect;
+};
+
+bool isDuplicate(std::string_view op) { return op == "dup" || op == "dup2"; }
+
+/// The handles an event touches, in order. Calls that make one handle from
+/// another (dup, dup2, fdopen, freopen) touch several; -1 codes (a handle
+/// the trace does not know) are skipped by the walk.
+std::vector<Touch> touches(const Event &ev) {
+  std::vector<Touch> out;
+  auto add = [&](std::string_view kind, const char *name, Effect effect) {
+    if (const Param *p = ev.param(name))
+      out.push_back({kind, p, effect});
+  };
+  if (isDuplicate(ev.op)) {
+    add("fd", "oldfd", Effect::Use);
+    add("fd", "newfd", Effect::Close); // dup2's target: its old file
+    add("fd", "fd", Effect::Open);
+    return out;
+  }
+  if (ev.op == "fdopen") {
+    add("fd", "fd", Effect::Use);
+    add("stream", "stream", Effect::Open);
+    return out;
+  }
+  if (ev.op == "freopen") {
+    add("stream", "oldstream", Effect::Close);
+    add("stream", "stream", Effect::Open);
+    return out;
+  }
+  std::string_view kind;
+  if (const Param *h = handleParam(ev, kind)) {
+    const bool closes = isClose(ev.op);
+    out.push_back({kind, h, ev.param("file") ? Effect::Open : closes ? Effect::Close : Effect::Use});
+    if (closes && kind == "stream")
+      add("fd", "fd", Effect::Close); // fclose of an fdopen'd stream releases its descriptor
+  }
+  return out;
 }
 
 std::optional<int64_t> constantOf(const Value &v) {
@@ -86,23 +138,20 @@ private:
         continue;
       }
       const Event &ev = body[i].event();
-      std::string_view kind;
-      const Param *h = handleParam(ev, kind);
-      if (!h)
-        continue;
-      const bool opens = ev.param("file") != nullptr;
-      for (const ElasticEntry &e : h->value.entries()) {
-        auto c = constantOf(e.value);
-        if (!c)
-          continue;
-        if (*c > kMaxHandleCode)
-          report(p, ev, kind, *c, e.ranks,
-                 "handle code out of range (handles are numbered from 0 per rank; at most " +
-                     std::to_string(kMaxHandleCode) + ")");
-        // A failed open records -1; nothing else has a negative code.
-        if (*c < 0 && (!opens || *c != -1) && !ev.param("error"))
-          report(p, ev, kind, *c, e.ranks, "negative handle code");
-      }
+      for (const Touch &t : touches(ev))
+        for (const ElasticEntry &e : t.param->value.entries()) {
+          auto c = constantOf(e.value);
+          if (!c)
+            continue;
+          if (*c > kMaxHandleCode)
+            report(p, ev, t.kind, *c, e.ranks,
+                   "handle code out of range (handles are numbered from 0 per rank; at most " +
+                       std::to_string(kMaxHandleCode) + ")");
+          // -1: a failed open, or a handle the trace does not know (made by
+          // dup, fdopen or freopen from one); nothing else is negative.
+          if (*c < 0 && (*c != -1 || (t.effect == Effect::Use && !isDuplicate(ev.op))) && !ev.param("error"))
+            report(p, ev, t.kind, *c, e.ranks, "negative handle code");
+        }
     }
   }
 
@@ -113,9 +162,9 @@ private:
         opens(n.loop().body);
         continue;
       }
-      std::string_view kind;
-      if (n.event().param("file") && handleParam(n.event(), kind))
-        opened_.insert(kind);
+      for (const Touch &t : touches(n.event()))
+        if (t.effect == Effect::Open)
+          opened_.insert(t.kind);
     }
   }
 
@@ -128,13 +177,12 @@ private:
         forget(n.loop().body);
         continue;
       }
-      std::string_view kind;
-      if (const Param *h = handleParam(n.event(), kind))
-        for (const ElasticEntry &e : h->value.entries()) {
+      for (const Touch &t : touches(n.event()))
+        for (const ElasticEntry &e : t.param->value.entries()) {
           if (auto c = constantOf(e.value))
-            unknown_.insert({kind, *c});
+            unknown_.insert({t.kind, *c});
           else
-            unknownKinds_.insert(kind);
+            unknownKinds_.insert(t.kind);
         }
     }
   }
@@ -165,49 +213,59 @@ private:
 
   void event(const Node &n, const std::string &path, const std::string &iteration) {
     const Event &ev = n.event();
-    std::string_view kind;
-    const Param *h = handleParam(ev, kind);
-    if (!h || !opened_.count(kind) || unknownKinds_.count(kind))
-      return;
-    const bool opens = ev.param("file") != nullptr, closes = isClose(ev.op);
     // A failed call (the application's bad handle) is checked no further;
     // close() releases the descriptor even when it fails.
     const bool failed = ev.param("error") != nullptr;
-    for (const ElasticEntry &e : h->value.entries()) {
-      auto c = constantOf(e.value);
-      if (!c) {
-        unknownKinds_.insert(kind);
-        return;
-      }
-      const Key key{kind, *c};
-      if (*c < 0 || unknown_.count(key))
+    for (const Touch &t : touches(ev)) {
+      if (!opened_.count(t.kind) || unknownKinds_.count(t.kind))
         continue;
-      State &st = state_[key];
-      if (opens) {
-        st.open = st.open.unite(e.ranks);
-        st.closed = st.closed.subtract(e.ranks);
+      if (failed && t.effect == Effect::Open)
         continue;
-      }
-      if (!failed) {
-        const RankList bad = e.ranks.subtract(st.open);
-        if (!bad.empty()) {
-          const RankList wasClosed = bad.intersect(st.closed);
-          const std::string handle = std::string(kind) + " " + std::to_string(*c);
-          if (!wasClosed.empty())
-            report(path, ev, kind, *c, wasClosed,
-                   (closes ? handle + " is closed already (closed by " + st.closedAt + ")"
-                           : handle + " is used after its close (" + st.closedAt + ")") +
-                       iteration);
-          report(path, ev, kind, *c, bad,
-                 (closes ? handle + " is closed but not open" : handle + " is used but not open") +
-                     " (no earlier open of it on these ranks)" + iteration);
+      for (const ElasticEntry &e : t.param->value.entries()) {
+        auto c = constantOf(e.value);
+        if (!c) {
+          unknownKinds_.insert(t.kind);
+          break;
         }
+        touch(ev, t, *c, e.ranks, failed, path, iteration);
       }
-      if (closes) {
-        st.open = st.open.subtract(e.ranks);
-        st.closed = st.closed.unite(e.ranks);
-        st.closedAt = echoValue(ev.op) + " at " + path;
+    }
+  }
+
+  void touch(const Event &ev, const Touch &t, int64_t code, const RankList &ranks, bool failed,
+             const std::string &path, const std::string &iteration) {
+    const Key key{t.kind, code};
+    if (code < 0 || unknown_.count(key))
+      return;
+    State &st = state_[key];
+    if (t.effect == Effect::Open) {
+      st.open = st.open.unite(ranks);
+      st.closed = st.closed.subtract(ranks);
+      return;
+    }
+    const bool closes = t.effect == Effect::Close;
+    // dup2's target may be any descriptor the trace knows or not: only a
+    // use or a plain close must find its handle open.
+    const bool mustBeOpen = !failed && !(closes && isDuplicate(ev.op));
+    if (mustBeOpen) {
+      const RankList bad = ranks.subtract(st.open);
+      if (!bad.empty()) {
+        const RankList wasClosed = bad.intersect(st.closed);
+        const std::string handle = std::string(t.kind) + " " + std::to_string(code);
+        if (!wasClosed.empty())
+          report(path, ev, t.kind, code, wasClosed,
+                 (closes ? handle + " is closed already (closed by " + st.closedAt + ")"
+                         : handle + " is used after its close (" + st.closedAt + ")") +
+                     iteration);
+        report(path, ev, t.kind, code, bad,
+               (closes ? handle + " is closed but not open" : handle + " is used but not open") +
+                   " (no earlier open of it on these ranks)" + iteration);
       }
+    }
+    if (closes) {
+      st.open = st.open.subtract(ranks);
+      st.closed = st.closed.unite(ranks);
+      st.closedAt = echoValue(ev.op) + " at " + path;
     }
   }
 

@@ -159,4 +159,36 @@ TEST(HostileTest, EveryMisplacedCloseIsFound) {
   }
 }
 
+/// Handles made from other handles (dup, dup2 onto an untraced descriptor,
+/// fdopen, an fclose that releases its descriptor too) are followed, not
+/// refused; a use of the descriptor after the fclose that released it is.
+TEST(HostileTest, DuplicatedAndWrappedHandlesAreFollowed) {
+  const RankList all = RankList::all(2);
+  Trace t;
+  t.header.nranks = 2;
+  FileEntry f;
+  f.id = 0;
+  f.name = {FileNamePart{"out.dat", {}, 0}};
+  t.files.push_back(f);
+  auto ev = [&](std::string op, Layer layer, std::vector<std::pair<std::string, int64_t>> ps) {
+    std::vector<std::pair<std::string, Value>> params;
+    for (auto &[n, v] : ps)
+      params.emplace_back(n, ex(std::to_string(v)));
+    return eventNode(std::move(op), layer, 0, all, std::move(params));
+  };
+  t.body.push_back(ev("open", Layer::POSIX, {{"file", 0}, {"flags", 65}, {"fd", 0}}));
+  t.body.push_back(ev("dup2", Layer::POSIX, {{"oldfd", 0}, {"newfd", -1}, {"fd", 1}}));
+  t.body.push_back(ev("write", Layer::POSIX, {{"fd", 1}, {"count", 10}, {"result", 10}}));
+  t.body.push_back(ev("close", Layer::POSIX, {{"fd", 1}}));
+  t.body.push_back(ev("fdopen", Layer::STDIO, {{"fd", 0}, {"stream", 0}}));
+  t.body.push_back(ev("fwrite", Layer::STDIO, {{"size", 1}, {"nmemb", 4}, {"stream", 0}, {"result", 4}}));
+  t.body.push_back(ev("fclose", Layer::STDIO, {{"stream", 0}, {"fd", 0}}));
+  EXPECT_FALSE(checkHandleLifetimes(t)) << checkHandleLifetimes(t)->message;
+  Trace after = t;
+  after.body.push_back(ev("write", Layer::POSIX, {{"fd", 0}, {"count", 1}, {"result", 1}}));
+  auto p = checkHandleLifetimes(after);
+  ASSERT_TRUE(p);
+  EXPECT_NE(p->message.find("fd 0 is used after its close (fclose"), std::string::npos) << p->message;
+}
+
 } // namespace
