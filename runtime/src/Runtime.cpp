@@ -699,9 +699,11 @@ void reportTrace(const State &s, const Trace &t, const std::string &path, const 
   std::string state = "complete";
   if (!t.header.complete) {
     state = "INCOMPLETE: ";
+    // Any rank's cap note (merged into the header) names the cause.
+    const bool cap = std::any_of(t.header.notes.begin(), t.header.notes.end(),
+                                 [](const std::string &n) { return n.find("SIO_MEMORY_CAP") != std::string::npos; });
     if (t.header.droppedEvents)
-      state += std::to_string(t.header.droppedEvents) + " events dropped" +
-               (s.capNotes.empty() ? "" : " past SIO_MEMORY_CAP") + "; ";
+      state += std::to_string(t.header.droppedEvents) + " events dropped" + (cap ? " past SIO_MEMORY_CAP" : "") + "; ";
     else if (!t.header.notes.empty())
       state += t.header.notes.back() + "; ";
     state += "see sio-trace stats";
