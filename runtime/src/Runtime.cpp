@@ -8,6 +8,7 @@
 #include "compress/IntraRank.h"
 #include "MemoryBudget.h"
 #include "Signals.h"
+#include "TracePath.h"
 #include "sio/siotrace_abi.h"
 #include "sio/trace/AtomicFile.h"
 #include "sio/trace/Json.h"
@@ -86,6 +87,9 @@ struct State {
   Settings settings;
   std::string startDirectory; ///< cwd at start-up (with '/'): relative trace paths resolve against it
   Role role = Role::Root;
+  /// One of several processes of a launch (PMI_RANK/PMI_SIZE at start-up):
+  /// without MPI they cannot merge, so each names its own trace.
+  std::optional<LaunchSlot> launchSlot;
   pid_t pid = 0;
   bool marked = false; ///< SIO_TRACING_PID names this process
   std::vector<std::string> warnings;
@@ -266,17 +270,12 @@ std::vector<std::string> commandLine() {
 }
 
 std::string tracePath(const State &s) {
-  if (s.role == Role::Child) {
-    // Next to the application's trace, never in its place.
-    std::string dir;
-    size_t slash = s.settings.traceFile.rfind('/');
-    if (slash != std::string::npos)
-      dir = s.settings.traceFile.substr(0, slash + 1);
-    return dir + exeBaseName() + "." + std::to_string(s.pid) + ".sio.json";
-  }
-  std::string path = !s.settings.traceFile.empty() ? s.settings.traceFile
-                                                   : exeBaseName() + "." + std::to_string(s.nranks) + ".sio.json";
-  return path[0] == '/' ? path : s.startDirectory + path;
+  if (s.role == Role::Child) // next to the application's trace, never in its place
+    return childTracePath(s.settings.traceFile, s.startDirectory, exeBaseName(), long(s.pid));
+  // MPI ranks merge into one trace: the launch's slot names only a process
+  // that never initialised MPI.
+  const auto slot = s.mpiInitialized ? std::nullopt : s.launchSlot;
+  return chooseTracePath(s.settings.traceFile, s.startDirectory, defaultTraceName(exeBaseName(), s.nranks, slot), slot);
 }
 
 void convert(State &s, ThreadBuffer *b, const Record &r) {
@@ -666,7 +665,7 @@ void testSignalInWrite(const State &s) {
 /// a signal handler a SIGTERM is held until the file is in place; inside
 /// one, every piece tells the watchdog the write is moving. `final`: the
 /// run's trace, after which temporaries that killed runs left beside it go.
-void writeTrace(State &s, Trace &t, const std::string &path, bool fromSignal, bool final) {
+bool writeTrace(State &s, Trace &t, const std::string &path, bool fromSignal, bool final) {
   std::optional<HeldTermination> hold;
   if (!fromSignal)
     hold.emplace();
@@ -685,9 +684,32 @@ void writeTrace(State &s, Trace &t, const std::string &path, bool fromSignal, bo
       removeStaleTemporaries(path);
     if (s.settings.verbose)
       message("sio: rank " + std::to_string(s.rank) + " wrote " + path);
+    return true;
   } catch (const std::exception &e) {
     message(std::string("sio: warning: could not write the trace: ") + e.what());
+    return false;
   }
+}
+
+/// The one line at exit that says where the trace went and whether it is
+/// whole (docs/runtime.md, "At exit"): a dropped-events trace must not look
+/// like a good one. Off with SIO_QUIET=1. `what`: "trace" or "partial trace".
+void reportTrace(const State &s, const Trace &t, const std::string &path, const char *what) {
+  if (s.settings.quiet)
+    return;
+  std::string state = "complete";
+  if (!t.header.complete) {
+    state = "INCOMPLETE: ";
+    // Any rank's cap note (merged into the header) names the cause.
+    const bool cap = std::any_of(t.header.notes.begin(), t.header.notes.end(),
+                                 [](const std::string &n) { return n.find("SIO_MEMORY_CAP") != std::string::npos; });
+    if (t.header.droppedEvents)
+      state += std::to_string(t.header.droppedEvents) + " events dropped" + (cap ? " past SIO_MEMORY_CAP" : "") + "; ";
+    else if (!t.header.notes.empty())
+      state += t.header.notes.back() + "; ";
+    state += "see sio-trace stats";
+  }
+  message(std::string("sio: ") + what + " written to " + path + " (" + state + ")");
 }
 
 // ---- merge over PMPI point-to-point -------------------------------------------
@@ -845,7 +867,9 @@ void finishNoMpi() {
   t.header.metadata["merge_rounds"] = "0";
   finalizeMerged(t);
   fillSiteTables(s, t);
-  writeTrace(s, t, tracePath(s), false, true);
+  const std::string path = tracePath(s);
+  if (writeTrace(s, t, path, false, true))
+    reportTrace(s, t, path, "trace");
 }
 
 // ---- fork ------------------------------------------------------------------------
@@ -1179,11 +1203,14 @@ void ensureInit() {
   if (s.settings.disable)
     return;
   s.pid = getpid();
+  s.launchSlot = launchSlotFromEnvironment();
   // A program a traced process started (system("cat ..."), a script) inherits
   // LD_PRELOAD and SIO_TRACE_FILE: it must not write over that trace.
   const char *tracer = std::getenv("SIO_TRACING_PID");
   if (tracer && *tracer && std::strtol(tracer, nullptr, 10) != long(s.pid))
     s.role = s.settings.traceChildren ? Role::Child : Role::Silent;
+  if (isLauncher(exeBaseName()))
+    s.role = Role::Silent; // records nothing of its own, and the ranks it starts trace as the program
   std::snprintf(g_tracingEnv + kTracingEnvPrefix, sizeof g_tracingEnv - kTracingEnvPrefix, "%s",
                 tracer ? tracer : "");
   putenv(g_tracingEnv); // updated in place from now on (markTracingProcess)
@@ -1321,7 +1348,9 @@ void finalizeMerge(State &s) {
     t.header.metadata["finalize_ms"] = b;
     std::snprintf(b, sizeof b, "%.3f", buildMs);
     t.header.metadata["rank0_build_ms"] = b;
-    writeTrace(s, t, tracePath(s), false, true);
+    const std::string path = tracePath(s);
+    if (writeTrace(s, t, path, false, true))
+      reportTrace(s, t, path, "trace");
   }
   if (s.settings.verbose)
     message("sio: rank " + std::to_string(s.rank) + ": " + std::to_string(s.events) + " events, " +
@@ -1351,14 +1380,15 @@ void finalizeMpi() {
 
 namespace {
 /// This rank's trace as it stands, marked incomplete with `why`, at `path`.
-void writePartialTrace(State &s, const std::string &why, const std::string &path, bool fromSignal) {
+void writePartialTrace(State &s, const std::string &why, const std::string &path, bool fromSignal, bool atExit) {
   try {
     Trace t = buildRankTrace(s);
     t.header.complete = false;
     t.header.notes.push_back(std::string("partial trace of rank ") + std::to_string(s.rank) + ": " + why);
     t.header.metadata["partial_rank"] = std::to_string(s.rank);
     fillSiteTables(s, t);
-    writeTrace(s, t, path, fromSignal, false);
+    if (writeTrace(s, t, path, fromSignal, false) && atExit)
+      reportTrace(s, t, path, "partial trace");
   } catch (const std::exception &e) {
     message(std::string("sio: warning: no partial trace: ") + e.what());
   }
@@ -1388,7 +1418,7 @@ void writePartial(const char *why, bool fromSignal) {
     return;
   if (fromSignal)
     testStallInSignal(s);
-  writePartialTrace(s, why, tracePath(s) + ".rank" + std::to_string(s.rank) + ".partial.sio.json", fromSignal);
+  writePartialTrace(s, why, tracePath(s) + ".rank" + std::to_string(s.rank) + ".partial.sio.json", fromSignal, true);
 }
 
 const char *prepareExec(const char *path) {
@@ -1412,7 +1442,7 @@ const char *prepareExec(const char *path) {
     // An MPI rank gone mid-job: no merge with the others, a partial trace.
     out = tracePath(s) + ".rank" + std::to_string(s.rank) + ".exec" + std::to_string(generation) +
           ".partial.sio.json";
-    writePartialTrace(s, why, out, false);
+    writePartialTrace(s, why, out, false, false);
   } else {
     // This program's calls are all here: a complete trace of its own, next
     // to the one the new program writes (a wrapper script's `exec app`).

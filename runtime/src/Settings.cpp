@@ -156,6 +156,8 @@ Settings parseSettings(EnvLookup lookup, void *ctx, std::vector<std::string> &wa
         ok = parseBool(text, s.traceChildren);
       } else if (name == "SIO_VERBOSE") {
         ok = parseInt(text, s.verbose) && s.verbose >= 0;
+      } else if (name == "SIO_QUIET") {
+        ok = parseBool(text, s.quiet);
       }
       if (ok || useDefault)
         break;

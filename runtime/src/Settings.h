@@ -24,10 +24,14 @@ inline constexpr SettingDecl kSettings[] = {
     {"SIO_DISABLE", SettingType::Bool, "0", "1 turns tracing off: every call goes straight to the real function."},
     {"SIO_TRACE_FILE", SettingType::String, "",
      "Trace path. Empty: `<exe>.<nranks>.sio.json` in the working directory (`<exe>` the executable's base "
-     "name). Partial traces of killed ranks go to `<path>.rank<N>.partial.sio.json`."},
+     "name; `<exe>.pmi<rank>-of-<size>.sio.json` for each process of a launch of several that never calls "
+     "MPI_Init). An existing directory, or a path ending in `/`: that name inside it. A relative path is taken "
+     "from the working directory at start-up, so a program that changes directory still writes its trace where it "
+     "was started. Partial traces of killed ranks go to `<path>.rank<N>.partial.sio.json`. See \"Where the trace "
+     "goes\"."},
     {"SIO_MEMORY_CAP", SettingType::Size, "64M",
-     "Memory the runtime may hold per process (suffix K, M, G). Past it recording stops, dropped events are "
-     "counted and the trace is marked incomplete; the program goes on."},
+     "Memory the runtime may hold per process (suffix K, M, G), finalize included (see Failure modes). Past it "
+     "recording stops, dropped events are counted and the trace is marked incomplete; the program goes on."},
     {"SIO_LAYERS", SettingType::Layers, "mpiio,posix,stdio,sync",
      "Layers recorded, comma-separated from `mpiio`, `posix`, `stdio`, `sync`, or `all`."},
     {"SIO_EXCLUDE_PATHS", SettingType::PathList, "/proc/,/sys/,/dev/,/etc/,/usr/",
@@ -44,6 +48,8 @@ inline constexpr SettingDecl kSettings[] = {
      "`<exe>.<pid>.sio.json` next to the trace; 0: they write none and never touch the application's trace."},
     {"SIO_VERBOSE", SettingType::Int, "0",
      "1: each rank reports its event and dropped-event counts and rank 0 the trace path, on stderr."},
+    {"SIO_QUIET", SettingType::Bool, "0",
+     "1: no `sio: trace written to ...` line at exit (warnings are still printed). See \"At exit\"."},
 };
 
 /// Layer bits for SIO_LAYERS (indexed by sio::trace::Layer).
@@ -60,6 +66,7 @@ struct Settings {
   bool drainThread = false;
   bool traceChildren = false;
   int64_t verbose = 0;
+  bool quiet = false;
 };
 
 /// Reads settings through `getenv` (a function so tests can inject values).

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """SIO_TRACE_FILE naming something other than a regular file (issue "The
-traced application never crashes, hangs or loses data", item 12).
+traced application never crashes, hangs or loses data", item 12), or a
+directory (issue "First contact: ...", item 2).
 
   check_targets.py DIR RUNTIME APP [ARGS...]
 
-Makes, in DIR/t: a FIFO, a directory, symbolic links (to a name that does
+Makes, in DIR/t: a FIFO, a directory, symbolic links (one to the directory) (to a name that does
 not exist yet, to a regular file, to the FIFO, a chain of two, a relative
 one into a subdirectory), a regular file and, as root, a character device
 like /dev/null (mknod c 1 3) and a link to it. Runs APP untraced once, then
@@ -12,8 +13,10 @@ traced (LD_PRELOAD=RUNTIME) with SIO_TRACE_FILE set to each. Each traced run
 must end as the untraced one (status, stdout, the files it wrote); a target
 that is not (and does not lead to) a regular file must be left exactly as
 it was (same kind, inode, device number), with a warning on stderr naming
-it; a link must stay a link, its target receiving the complete trace; no
-temporary may be left anywhere."""
+it; a link must stay a link, its target receiving the complete trace; a
+directory (named as it is, with a trailing '/', or through a link) receives
+the trace under the default name, app.1.sio.json; no temporary may be left
+anywhere."""
 import json
 import os
 import shutil
@@ -57,6 +60,7 @@ with open(os.path.join(t, "old.json"), "w") as f:
     f.write("old contents\n")
 os.symlink(os.path.join(t, "old.json"), os.path.join(t, "link-old"))
 os.symlink("fifo", os.path.join(t, "link-fifo"))
+os.symlink("adir", os.path.join(t, "link-dir"))
 os.symlink("link-chain2", os.path.join(t, "link-chain"))
 os.symlink("sub/deep.json", os.path.join(t, "link-chain2"))
 with open(os.path.join(t, "plain.json"), "w") as f:
@@ -69,7 +73,12 @@ if root:
 # target -> where the trace must land (None: refused, left as it was)
 cases = {
     "fifo": None,
-    "adir": None,
+    # A directory is where the trace goes, under its default name (as
+    # Darshan's and Recorder's log directories); before, it was refused and
+    # the trace lost.
+    "adir": "adir/app.1.sio.json",
+    "adir/": "adir/app.1.sio.json",
+    "link-dir": "adir/app.1.sio.json",
     "link-fifo": None,
     "link-new": "new.json",
     "link-old": "old.json",
@@ -100,7 +109,7 @@ for name, lands in cases.items():
     else:
         if err != ref[2]:
             fail("%s: stderr %r, untraced %r" % (name, err, ref[2]))
-        if name.startswith("link") and not os.path.islink(target):
+        if name.startswith("link") and not os.path.islink(target.rstrip("/")):
             fail("%s: the link was replaced" % name)
         dest = os.path.join(t, lands)
         if not os.path.isfile(dest) or os.path.islink(dest):
