@@ -109,19 +109,30 @@ TEST(HostileTest, EveryDuplicatedKeyIsRefused) {
   }
 }
 
-Trace stdioTrace() {
-  const RankList all = RankList::all(2);
+/// A two-rank trace of one file, `out.dat`, with an empty body.
+Trace oneFileTrace() {
   Trace t;
   t.header.nranks = 2;
   FileEntry f;
   f.id = 0;
   f.name = {FileNamePart{"out.dat", {}, 0}};
   t.files.push_back(f);
-  auto ev = [&](std::string op, std::vector<std::pair<std::string, int64_t>> ps) {
-    std::vector<std::pair<std::string, Value>> params;
-    for (auto &[n, v] : ps)
-      params.emplace_back(n, ex(std::to_string(v)));
-    return eventNode(std::move(op), Layer::STDIO, 0, all, std::move(params));
+  return t;
+}
+
+/// An event of every rank of a two-rank trace with constant parameters.
+Node constEvent(std::string op, Layer layer, std::vector<std::pair<std::string, int64_t>> ps) {
+  std::vector<std::pair<std::string, Value>> params;
+  for (auto &[n, v] : ps)
+    params.emplace_back(n, ex(std::to_string(v)));
+  return eventNode(std::move(op), layer, 0, RankList::all(2), std::move(params));
+}
+
+Trace stdioTrace() {
+  const RankList all = RankList::all(2);
+  Trace t = oneFileTrace();
+  auto ev = [](std::string op, std::vector<std::pair<std::string, int64_t>> ps) {
+    return constEvent(std::move(op), Layer::STDIO, std::move(ps));
   };
   t.body.push_back(ev("fopen", {{"file", 0}, {"stream", 0}}));
   std::vector<Node> body{ev("fwrite", {{"size", 1}, {"nmemb", 8}, {"stream", 0}})};
@@ -163,19 +174,8 @@ TEST(HostileTest, EveryMisplacedCloseIsFound) {
 /// fdopen, an fclose that releases its descriptor too) are followed, not
 /// refused; a use of the descriptor after the fclose that released it is.
 TEST(HostileTest, DuplicatedAndWrappedHandlesAreFollowed) {
-  const RankList all = RankList::all(2);
-  Trace t;
-  t.header.nranks = 2;
-  FileEntry f;
-  f.id = 0;
-  f.name = {FileNamePart{"out.dat", {}, 0}};
-  t.files.push_back(f);
-  auto ev = [&](std::string op, Layer layer, std::vector<std::pair<std::string, int64_t>> ps) {
-    std::vector<std::pair<std::string, Value>> params;
-    for (auto &[n, v] : ps)
-      params.emplace_back(n, ex(std::to_string(v)));
-    return eventNode(std::move(op), layer, 0, all, std::move(params));
-  };
+  Trace t = oneFileTrace();
+  const auto ev = constEvent;
   t.body.push_back(ev("open", Layer::POSIX, {{"file", 0}, {"flags", 65}, {"fd", 0}}));
   t.body.push_back(ev("dup2", Layer::POSIX, {{"oldfd", 0}, {"newfd", -1}, {"fd", 1}}));
   t.body.push_back(ev("write", Layer::POSIX, {{"fd", 1}, {"count", 10}, {"result", 10}}));
