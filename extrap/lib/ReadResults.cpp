@@ -22,18 +22,25 @@ struct View {
   int64_t esize = 1;
 };
 
+/// Read results are computed rank by rank: beyond this many ranks, refused.
+constexpr int64_t kMaxSimulatedRanks = 1'000'000;
+
 class Simulator {
 public:
+  // The per-rank tables are sized only for a rank count run() will walk (a
+  // trace saying 2^31-1 ranks is refused there, not allocated here).
   Simulator(const Trace &t, bool compare, int64_t maxWork)
-      : t_(t), n_(t.header.nranks), compare_(compare), budget_(maxWork), limit_(maxWork), fd_(size_t(n_)),
-        fh_(size_t(n_)), view_(size_t(n_)) {
+      : t_(t), n_(t.header.nranks), compare_(compare), budget_(maxWork), limit_(maxWork), fd_(simulatedRanks()),
+        fh_(simulatedRanks()), view_(simulatedRanks()) {
     innerWrites_ = hasInnerWrites(t.body);
   }
 
+  size_t simulatedRanks() const { return n_ > 0 && n_ <= kMaxSimulatedRanks ? size_t(n_) : 0; }
+
   std::map<std::string, ReadOutcome> run() {
-    std::vector<char> active(size_t(n_), 1);
+    std::vector<char> active(simulatedRanks(), 1);
     std::vector<int64_t> idx;
-    if (n_ <= 0 || n_ > 1'000'000)
+    if (n_ <= 0 || n_ > kMaxSimulatedRanks)
       giveUp("too large: " + std::to_string(n_) + " ranks to compute read results rank by rank");
     else
       walk(t_.body, "body", idx, active);

@@ -1,5 +1,7 @@
 #include "sio/extrap/Extrapolate.h"
 
+#include "../lib/ReadResults.h"
+
 #include "sio/trace/Diff.h"
 #include "sio/trace/Json.h"
 
@@ -575,6 +577,17 @@ TEST(ExtrapReadResults, RefusesResultsFromAFileThatExistedBeforeTheRun) {
   const std::string msg = errorOf(in, 32);
   EXPECT_NE(msg.find("parameter 'result'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("is not in the trace"), std::string::npos) << msg;
+}
+
+TEST(ExtrapReadResults, AHugeRankCountAllocatesNoPerRankTables) {
+  // A (hostile) trace of 2^31-1 ranks: refused by the rank-count check,
+  // not by std::bad_alloc from tables sized before it (the fuzz test).
+  Trace t = eofTrace(4, true);
+  t.header.nranks = 2147483647;
+  std::map<std::string, sio::extrap::ReadOutcome> reads;
+  EXPECT_NO_THROW(reads = sio::extrap::simulateReads(t, true));
+  for (const auto &[path, outcome] : reads)
+    EXPECT_FALSE(outcome.supported) << path;
 }
 
 TEST(ExtrapReadResults, RefusesResultsTheWritesDoNotGive) {

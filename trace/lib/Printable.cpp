@@ -1,5 +1,6 @@
 #include "sio/trace/Printable.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace sio::trace {
@@ -66,6 +67,18 @@ std::string echoValue(std::string_view s, size_t limit) {
   return escapeControl(s.substr(0, cut)) + "... (" + std::to_string(s.size()) + " bytes)";
 }
 
-std::string printableMessage(std::string_view message) { return echoValue(message, kMessageLimit); }
+std::string printableMessage(std::string_view message) {
+  // A tool's own line breaks are kept (a refusal that lists the models and
+  // the values per input spans lines; values from the trace inside it were
+  // escaped where they were echoed): each line is escaped on its own.
+  std::string out;
+  std::string_view rest = message.substr(0, std::min(message.size(), kMessageLimit));
+  for (size_t nl; (nl = rest.find('\n')) != std::string_view::npos; rest.remove_prefix(nl + 1))
+    out += escapeControl(rest.substr(0, nl)) + "\n";
+  out += echoValue(rest, kMessageLimit);
+  if (message.size() > kMessageLimit)
+    out += "... (" + std::to_string(message.size()) + " bytes)";
+  return out;
+}
 
 } // namespace sio::trace

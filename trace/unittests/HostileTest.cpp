@@ -73,6 +73,12 @@ TEST(PrintableTest, EchoValueIsCapped) {
   EXPECT_LE(printableMessage(std::string(1 << 20, '\x1b')).size(), 4 * kMessageLimit + 40);
 }
 
+TEST(PrintableTest, MessagesKeepTheirLineBreaks) {
+  // A refusal listing models spans lines; controls inside a line are escaped.
+  EXPECT_EQ(printableMessage("ambiguous:\n values \x1b[31m\n add N=24"), "ambiguous:\n values \\x1b[31m\n add N=24");
+  EXPECT_EQ(printableMessage("one line"), "one line");
+}
+
 /// Every key of every object of a written trace, once duplicated, makes the
 /// reader refuse the trace with a message naming that key.
 TEST(HostileTest, EveryDuplicatedKeyIsRefused) {

@@ -27,7 +27,8 @@ std::string escapeControl(std::string_view s);
 /// ends in `... (N bytes)` with its full size.
 std::string echoValue(std::string_view s, size_t limit = kEchoLimit);
 
-/// A message for stderr: escapeControl'd and cut after kMessageLimit bytes.
+/// A message for stderr: each of its lines escapeControl'd (the line breaks
+/// kept), cut after kMessageLimit bytes.
 std::string printableMessage(std::string_view message);
 
 } // namespace sio::trace
