@@ -435,6 +435,17 @@ TEST(Extrap, NumericInfoValuesAreFitted) {
 // or a trace at 24 is among the inputs.
 namespace {
 
+/// MPI_Dims_create(n, 3) at site 0x10 on every rank, returning `dims`.
+Node dimsCreateEvent(int64_t n, const std::vector<int64_t> &dims) {
+  Event e;
+  e.op = "MPI_Dims_create";
+  e.layer = Layer::SYNC;
+  e.site = 0x10;
+  e.params = {param("nnodes", Expr(n), n), param("ndims", Expr(3), n), param("dims0", Expr(dims[0]), n),
+              param("dims1", Expr(dims[1]), n), param("dims2", Expr(dims[2]), n)};
+  return eventNode(e, RankList::all(n));
+}
+
 Trace grid3Trace(int64_t n) {
   Trace t;
   t.header.program = "grid3";
@@ -447,13 +458,7 @@ Trace grid3Trace(int64_t n) {
       Expr(n),       Expr::rank(),  Expr(3),      Expr(16 * dims[0]), Expr(16 * dims[1]), Expr(16 * dims[2]),
       Expr(dims[0]), Expr(dims[1]), Expr(dims[2])};
   t.datatypes.push_back(darray);
-  Event e;
-  e.op = "MPI_Dims_create";
-  e.layer = Layer::SYNC;
-  e.site = 0x10;
-  e.params = {param("nnodes", Expr(n), n), param("ndims", Expr(3), n), param("dims0", Expr(dims[0]), n),
-              param("dims1", Expr(dims[1]), n), param("dims2", Expr(dims[2]), n)};
-  t.body.push_back(eventNode(e, RankList::all(n)));
+  t.body.push_back(dimsCreateEvent(n, dims));
   t.body.push_back(eventNode(event("MPI_File_write_all", 0x11, {param("count", Expr(4096), n)}), RankList::all(n)));
   return t;
 }
@@ -619,13 +624,7 @@ Trace presetTrace(int64_t n) {
   t.header.program = "preset";
   t.header.nranks = n;
   const std::vector<int64_t> dims = sio::extrap::dimsCreate(n, std::vector<int64_t>{0, 2, 0});
-  Event e;
-  e.op = "MPI_Dims_create";
-  e.layer = Layer::SYNC;
-  e.site = 0x10;
-  e.params = {param("nnodes", Expr(n), n), param("ndims", Expr(3), n), param("dims0", Expr(dims[0]), n),
-              param("dims1", Expr(dims[1]), n), param("dims2", Expr(dims[2]), n)};
-  t.body.push_back(eventNode(e, RankList::all(n)));
+  t.body.push_back(dimsCreateEvent(n, dims));
   return t;
 }
 
