@@ -1014,5 +1014,34 @@ struct RetPosDelta {
 };
 using RetDir = NewTabledHandle<Table::Dir>;
 
+// ---- calls after recording ended ------------------------------------------------
+
+/// Whether a parameter names a file the trace would follow: a path, or a
+/// handle the runtime recorded (never the standard streams or a handle
+/// opened before the runtime, which are not recorded while recording runs
+/// either). Side-effect free: it only reads the handle tables. Counts the
+/// calls made after MPI_Finalize ended recording (Runtime.h, g_unrecorded).
+template <class K> struct NamesFile {
+  template <class T> static bool test(T) { return false; }
+};
+template <> struct NamesFile<Path> {
+  static bool test(const char *path) {
+    const char *readable = path ? probePath(path) : nullptr;
+    return readable && !pathExcluded(readable);
+  }
+};
+template <> struct NamesFile<ReopenPath> : NamesFile<Path> {};
+template <Table T, bool Closing> struct NamesFile<TabledHandle<T, Closing>> {
+  template <class H> static bool test(H h) {
+    const int fd = TableOf<T>::fdOf(h);
+    return unsigned(fd) < unsigned(kMaxFd) && TableOf<T>::codes()[fd].load(std::memory_order_relaxed) != 0;
+  }
+};
+template <> struct NamesFile<StreamClose> : NamesFile<Stream> {};
+template <> struct NamesFile<StreamPos> : NamesFile<Stream> {};
+template <bool Out, class S, class Inner> struct NamesFile<OnStd<Out, S, Inner>> {
+  template <class T> static bool test(T) { return NamesFile<Stream>::test(Out ? stdout : stdin); }
+};
+
 } // namespace pk
 } // namespace sio::rt

@@ -9,6 +9,7 @@
 #include "MemoryBudget.h"
 #include "Signals.h"
 #include "TracePath.h"
+#include "WriterProcess.h"
 #include "sio/siotrace_abi.h"
 #include "sio/trace/AtomicFile.h"
 #include "sio/trace/Json.h"
@@ -55,6 +56,8 @@ const CallInfo kCallInfo[kNumCalls] = {
 
 thread_local ThreadState tls __attribute__((tls_model("initial-exec")));
 std::atomic<bool> g_active{false};
+std::atomic<bool> g_countUnrecorded{false};
+std::atomic<uint64_t> g_unrecorded{0};
 std::atomic<bool> g_dropping{false};
 std::atomic<uint64_t> g_dropped{0};
 std::atomic<uint32_t> g_inexact{0};
@@ -433,7 +436,7 @@ void convertRun(State &s, DrainQueue &q, ThreadBuffer *b) {
       s.convertedSinceCapCheck = 0;
       checkCap(s);
     }
-    signalWorkProgress(); // a partial trace's conversion moves on (the watchdog)
+    writerProgress(); // a partial trace's conversion moves on (WriterProcess.h)
     if (!next || next->open || next->seq > s.nextSeq)
       return;
     h = next;
@@ -583,7 +586,7 @@ void fillSiteTables(State &s, Trace &t) {
 /// This rank's trace: header, tables, compressed body.
 Trace buildRankTrace(State &s) {
   drainAll(s);
-  signalWorkProgress();
+  writerProgress();
   Trace t;
   t.header.version = kFormatVersion;
   t.header.generator = "sio-runtime " SIO_VERSION;
@@ -623,17 +626,18 @@ Trace buildRankTrace(State &s) {
   std::vector<std::string>().swap(s.strings);
   std::unordered_map<std::string, int64_t>().swap(s.stringIds);
   freeSpareBlocks(Q());
-  signalWorkProgress();
+  writerProgress();
   fillObjectTables(t, s.rank);
   t.body = s.comp.finish(s.rank, s.nranks);
-  signalWorkProgress();
+  writerProgress();
   formatLoopFileNames(t, s.rank); // dir.<rank>/file.<rank>.<i0>: one entry per format
   return t;
 }
 
 /// Testing hook: SIO_TEST_FINALIZE_FAULT=stall-in-signal:RANK makes the
 /// partial write of a signal handler stop moving for good, as a lock of libc
-/// held by the interrupted code would: the watchdog must end the process.
+/// held by the interrupted code would: the handler must end the writer
+/// process (WriterProcess.h) and go on to the signal's action.
 void testStallInSignal(const State &s) {
   static const char *spec = std::getenv("SIO_TEST_FINALIZE_FAULT");
   if (spec == nullptr || "stall-in-signal:" + std::to_string(s.rank) != spec)
@@ -663,7 +667,8 @@ void testSignalInWrite(const State &s) {
 
 /// Writes a trace file (streamed, through a temporary: AtomicFile.h). Outside
 /// a signal handler a SIGTERM is held until the file is in place; inside
-/// one, every piece tells the watchdog the write is moving. `final`: the
+/// one (in the writer process), every piece tells the handler the write is
+/// moving. `final`: the
 /// run's trace, after which temporaries that killed runs left beside it go.
 bool writeTrace(State &s, Trace &t, const std::string &path, bool fromSignal, bool final) {
   std::optional<HeldTermination> hold;
@@ -673,7 +678,7 @@ bool writeTrace(State &s, Trace &t, const std::string &path, bool fromSignal, bo
     writeFileAtomically(path, [&](const TextSink &sink) {
       writeTraceTo(
           [&](std::string_view piece) {
-            signalWorkProgress();
+            writerProgress();
             sink(piece);
             if (final)
               testSignalInWrite(s);
@@ -837,6 +842,31 @@ double nowMs() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+/// At exit, after MPI_Finalize wrote the trace: the calls the program made
+/// once recording had ended (a results file written after MPI_Finalize,
+/// another thread's I/O during the merge) are not in it, so it must not
+/// say complete. Rank 0 wrote the trace and marks it incomplete with the
+/// count; every rank says so on stderr.
+void reportUnrecorded(State &s) {
+  const uint64_t n = g_unrecorded.load();
+  const std::string path = tracePath(s);
+  std::string marked;
+  if (s.rank == 0 && s.mpiInitialized) {
+    try {
+      Trace t = readTraceFile(path);
+      t.header.complete = false;
+      t.header.notes.push_back("rank 0 did I/O during or after MPI_Finalize that is not in this trace (" +
+                               std::to_string(n) + " calls opening or using files; recording ends at MPI_Finalize)");
+      if (writeTrace(s, t, path, false, false))
+        marked = "; the trace is marked incomplete";
+    } catch (const std::exception &e) {
+      marked = std::string("; the trace could not be marked incomplete: ") + e.what();
+    }
+  }
+  message("sio: warning: rank " + std::to_string(s.rank) + " did I/O during or after MPI_Finalize (" +
+          std::to_string(n) + " calls opening or using files), which is not in " + path + marked);
+}
+
 void finishNoMpi() {
   // exit() from a signal handler that interrupted the runtime on this thread
   // (its state may be half-updated; the recursive lock would let us in): no
@@ -851,6 +881,10 @@ void finishNoMpi() {
   State &s = S();
   Blocked blk;
   std::lock_guard lk(s.mu);
+  if (s.finished && g_unrecorded.load() > 0) {
+    reportUnrecorded(s);
+    return;
+  }
   if (s.finished || !s.initialized || s.settings.disable)
     return;
   if (s.mpiInitialized) {
@@ -934,19 +968,15 @@ __attribute__((constructor(101))) void runtimeConstructor() { ensureInit(); }
 
 uint64_t ticksToNs(uint64_t t) { return uint64_t(double(t) * S().nsPerTick); }
 
-void message(const std::string &line) {
-  if (!g_msgTried)
-    openMessageFd(); // a module constructor ran before ours
+namespace {
+/// Writes `n` bytes to the runtime's message descriptor: system calls only.
+void writeMessage(const char *p, size_t left) {
   if (g_msgFd < 0)
     return;
-  Blocked blk;
   struct stat st;
   // The program may have closed our descriptor and opened a file there.
   if (fstat(g_msgFd, &st) != 0 || st.st_dev != g_msgDev || st.st_ino != g_msgIno)
     return;
-  std::string text = line + "\n";
-  const char *p = text.data();
-  size_t left = text.size();
   while (left > 0) {
     ssize_t n = ::syscall(SYS_write, g_msgFd, p, left);
     if (n < 0 && errno == EINTR)
@@ -956,6 +986,22 @@ void message(const std::string &line) {
     p += n;
     left -= size_t(n);
   }
+}
+} // namespace
+
+void message(const std::string &line) {
+  if (!g_msgTried)
+    openMessageFd(); // a module constructor ran before ours
+  Blocked blk;
+  std::string text = line + "\n";
+  writeMessage(text.data(), text.size());
+}
+
+void messageSignalSafe(const char *text) {
+  const int saved = errno;
+  Blocked blk;
+  writeMessage(text, std::strlen(text));
+  errno = saved;
 }
 
 ThreadBuffer *createThreadBuffer() {
@@ -1364,6 +1410,7 @@ void finalizeMpi() {
   if (s.finished || !s.initialized || s.settings.disable || !s.mpiInitialized)
     return;
   g_active.store(false);
+  g_countUnrecorded.store(true);
   s.finished = true;
   // Nothing here may end the application (an exception would leave through
   // MPI_Finalize, an extern "C" function, and terminate it), and every rank
@@ -1380,6 +1427,10 @@ void finalizeMpi() {
 
 namespace {
 /// This rank's trace as it stands, marked incomplete with `why`, at `path`.
+std::string partialTracePath(const State &s) {
+  return tracePath(s) + ".rank" + std::to_string(s.rank) + ".partial.sio.json";
+}
+
 void writePartialTrace(State &s, const std::string &why, const std::string &path, bool fromSignal, bool atExit) {
   try {
     Trace t = buildRankTrace(s);
@@ -1416,9 +1467,30 @@ void writePartial(const char *why, bool fromSignal) {
   s.finished = true;
   if (s.role == Role::Silent)
     return;
-  if (fromSignal)
-    testStallInSignal(s);
-  writePartialTrace(s, why, tracePath(s) + ".rank" + std::to_string(s.rank) + ".partial.sio.json", fromSignal, true);
+  if (!fromSignal) {
+    writePartialTrace(s, why, partialTracePath(s), false, true);
+    return;
+  }
+  // The signal may have landed inside malloc or another lock of libc's, and
+  // building the trace allocates: a copy of the process does it, while this
+  // handler only waits (WriterProcess.h). The lock taken above keeps the
+  // drain thread's conversion out of the copied state.
+  struct Work {
+    State *s;
+    const char *why;
+  } work{&s, why};
+  const WriterOutcome outcome = runInWriterProcess(
+      [](void *context) {
+        auto *w = static_cast<Work *>(context);
+        testStallInSignal(*w->s);
+        writePartialTrace(*w->s, w->why, partialTracePath(*w->s), true, true);
+      },
+      &work);
+  if (outcome != WriterOutcome::Finished) {
+    messageSignalSafe("sio: warning: no partial trace: ");
+    messageSignalSafe(describe(outcome));
+    messageSignalSafe("\n");
+  }
 }
 
 const char *prepareExec(const char *path) {

@@ -156,6 +156,12 @@ extern std::atomic<bool> g_active;   ///< initialised, enabled, not yet finished
 extern std::atomic<bool> g_dropping; ///< past the memory cap
 extern std::atomic<uint64_t> g_dropped;
 extern std::atomic<uint64_t> g_seq;  ///< the rank's next sequence number
+/// Calls of the program's own code (sites the plugin marked) made once
+/// MPI_Finalize had ended recording (on any thread, during the merge or
+/// after it): counted so that the trace does not claim them (reported at
+/// exit).
+extern std::atomic<bool> g_countUnrecorded;
+extern std::atomic<uint64_t> g_unrecorded;
 /// A second thread has a record buffer: sequence numbers need the atomic
 /// increment from then on.
 extern std::atomic<bool> g_manyThreads;
@@ -179,6 +185,9 @@ uint64_t ticksToNs(uint64_t ticks);
 /// Writes one line to the runtime's own duplicate of the standard error the
 /// process started with (never to whatever the program has at fd 2 now).
 void message(const std::string &line);
+/// message() for a signal handler: `text` as it is (no newline added), no
+/// allocation; the descriptor must have been opened before.
+void messageSignalSafe(const char *text);
 
 // ---- buffer -----------------------------------------------------------------
 

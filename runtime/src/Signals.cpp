@@ -21,7 +21,6 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 namespace sio::rt {
@@ -117,68 +116,6 @@ bool glibcFoundMemoryBroken(int sig) {
   return m && !std::strstr(m->msg, "Assertion `");
 }
 
-// ---- the watchdog of a partial write ---------------------------------------------
-
-/// Writing a partial trace allocates and takes locks; a signal that
-/// interrupted malloc (or code holding another lock of libc) would make it
-/// wait forever. The watchdog, a 250 ms interval timer, ends the process
-/// with the signal it got once the write has not moved for 2 s.
-std::atomic<unsigned> g_progress{0};
-volatile sig_atomic_t g_watchedSig = 0;
-volatile sig_atomic_t g_stalledTicks = 0;
-unsigned g_lastProgress = 0;
-constexpr long kTickUs = 250000;
-constexpr int kStallTicks = 8;
-
-void onWatchdogTick(int) {
-  unsigned p = g_progress.load(std::memory_order_relaxed);
-  if (p != g_lastProgress) {
-    g_lastProgress = p;
-    g_stalledTicks = 0;
-    return;
-  }
-  g_stalledTicks = g_stalledTicks + 1;
-  if (g_stalledTicks >= kStallTicks && g_watchedSig)
-    dieOf(g_watchedSig);
-}
-
-/// Arms the watchdog for the scope; the program's SIGALRM disposition, its
-/// interval timer and this thread's mask come back after (the timer late by
-/// the time the write took).
-class Watchdog {
-public:
-  explicit Watchdog(int sig) {
-    g_watchedSig = sig;
-    g_stalledTicks = 0;
-    g_lastProgress = g_progress.load(std::memory_order_relaxed);
-    struct sigaction sa;
-    std::memset(&sa, 0, sizeof sa);
-    sa.sa_handler = onWatchdogTick;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    realSigaction(SIGALRM, &sa, &oldAlarm_);
-    sigset_t alrm;
-    sigemptyset(&alrm);
-    sigaddset(&alrm, SIGALRM);
-    pthread_sigmask(SIG_UNBLOCK, &alrm, &oldMask_);
-    const struct itimerval tick = {{0, kTickUs}, {0, kTickUs}};
-    setitimer(ITIMER_REAL, &tick, &oldTimer_);
-  }
-  ~Watchdog() {
-    setitimer(ITIMER_REAL, &oldTimer_, nullptr);
-    pthread_sigmask(SIG_SETMASK, &oldMask_, nullptr);
-    realSigaction(SIGALRM, &oldAlarm_, nullptr);
-    g_watchedSig = 0;
-  }
-  Watchdog(const Watchdog &) = delete;
-  Watchdog &operator=(const Watchdog &) = delete;
-
-private:
-  struct sigaction oldAlarm_;
-  struct itimerval oldTimer_;
-  sigset_t oldMask_;
-};
-
 // ---- the handler ----------------------------------------------------------------
 
 std::atomic<bool> g_inSignal{false}, g_signalDone{false};
@@ -222,10 +159,7 @@ void partialTrace(int sig) {
   g_firstSignal = sig;
   if (!glibcFoundMemoryBroken(sig)) {
     t_inSignalPath = 1;
-    {
-      Watchdog wd(sig);
-      writePartial(why(sig), true);
-    }
+    writePartial(why(sig), true);
     t_inSignalPath = 0;
   }
   g_signalDone.store(true);
@@ -386,12 +320,6 @@ void installSignalHandlers() {
 }
 
 void handleDeferredSignal(int sig) { handle(sig, nullptr, nullptr); }
-
-void signalWorkProgress() {
-  // A plain increment (no locked instruction: batch conversion calls it per
-  // run of records); a lost update between threads does not matter.
-  g_progress.store(g_progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-}
 
 HeldTermination::HeldTermination() { g_holdTerm.store(true); }
 

@@ -27,10 +27,6 @@ public:
   HeldTermination &operator=(const HeldTermination &) = delete;
 };
 
-/// The signal path's work moved on: the watchdog ends a partial write only
-/// when it stops moving (a lock of libc held by the interrupted code).
-void signalWorkProgress();
-
 /// The program's sigaction(), exported by the runtime (SignalInterpose.cpp):
 /// for the four signals it reads and sets the disposition the program would
 /// have without sio (SIG_DFL where the runtime's handler is installed); a

@@ -147,8 +147,20 @@ template <CallId ID, Layer L, class RK, class Fn, class... As>
 __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
   constexpr bool kMpi = L == Layer::MPIIO || L == Layer::SYNC;
   ThreadState &ts = tls;
-  if (ts.blocked || !g_active.load(std::memory_order_relaxed))
+  if (ts.blocked || !g_active.load(std::memory_order_relaxed)) [[unlikely]] {
+    // Once MPI_Finalize has ended recording: a call of the program's own
+    // code (the plugin marked its site; the MPI library's threads and exit
+    // handlers keep doing I/O of their own) on a file the trace would have
+    // followed is one the trace cannot hold. A file opened then is counted
+    // by its open only: its handle is not recorded.
+    if (!ts.blocked && g_countUnrecorded.load(std::memory_order_relaxed)) {
+      const bool own = ts.pendingSite != 0;
+      ts.pendingSite = 0;
+      if (own && (pk::NamesFile<typename As::Kind>::test(as.value) || ...))
+        g_unrecorded.fetch_add(1, std::memory_order_relaxed);
+    }
     return callReal(real, as.value...);
+  }
 
   bool inner = false;
   if (ts.depth) {
