@@ -15,6 +15,12 @@ mkdir -p "$work"
 mv "$work/first" "$work/moved"
 p="$work/moved"
 echo "ok: installed and moved"
+# build/bin holds exactly the installed tools (tests and benchmarks live in
+# build/tests/bin and build/bench/bin).
+if ! diff <(ls "$build/bin") <(ls "$p/bin") >"$work/bin.diff"; then
+  echo "FAIL: build/bin and the installed bin/ differ (< build/bin only, > installed only):"; cat "$work/bin.diff"; exit 1
+fi
+echo "ok: build/bin holds the installed tools only"
 
 # Nothing installed may point into the build tree or at the first prefix.
 if grep -rIl -e "$build" -e "$work/first" "$p/bin" "$p/lib" --exclude='*.cmake' >"$work/stale.txt"; then
