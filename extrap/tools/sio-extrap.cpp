@@ -70,6 +70,32 @@ int64_t parseCount(const std::string &option, const std::string &text) {
   return v;
 }
 
+/// Prints a refusal. One longer than printableMessage keeps (a value that
+/// follows no model lists its values per input: a random stream's run to
+/// megabytes) is cut on stderr and written whole, escaped line by line, next
+/// to the output the user asked for, and the message says where.
+void reportError(const std::string &message, const std::string &output) {
+  std::string shown = sio::trace::printableMessage(message);
+  if (message.size() > sio::trace::kMessageLimit && !output.empty()) {
+    const std::string full = output + ".error.txt";
+    std::string text;
+    for (size_t at = 0; at <= message.size();) {
+      size_t nl = message.find('\n', at);
+      if (nl == std::string::npos)
+        nl = message.size();
+      text += sio::trace::escapeControl(std::string_view(message).substr(at, nl - at)) + "\n";
+      at = nl + 1;
+    }
+    try {
+      sio::trace::writeFileAtomically(full, text);
+      shown += "\n(the whole message, " + std::to_string(message.size()) + " bytes, is in " + full + ")";
+    } catch (const std::exception &e) {
+      shown += "\n(the whole message could not be written: " + sio::trace::printableMessage(e.what()) + ")";
+    }
+  }
+  std::fprintf(stderr, "sio-extrap: error: %s\n", shown.c_str());
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -136,6 +162,7 @@ int main(int argc, char **argv) {
       sio::extrap::mapPaths(result, options.pathMaps);
     } else {
       options.targetRanks = ranks;
+      options.inputNames = inputs;
       if (verbose)
         options.verbose = [](const std::string &line) {
           std::fprintf(stderr, "sio-extrap: timing: %s\n", line.c_str());
@@ -153,7 +180,7 @@ int main(int argc, char **argv) {
       sio::trace::writeFileAtomically(replayPath, sio::replay::generateReplay(result, ro));
     }
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "sio-extrap: error: %s\n", sio::trace::printableMessage(e.what()).c_str());
+    reportError(e.what(), output.empty() ? replayPath : output);
     return sio::cli::kExitError;
   }
   return sio::cli::kExitOk;
