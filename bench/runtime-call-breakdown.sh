@@ -24,7 +24,7 @@ set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
 rounds=${2:-3}
-bench="$build/bin/sio-runtime-overhead-bench"
+bench="$build/bench/bin/sio-runtime-overhead-bench"
 work=$(mktemp -d "${TMPDIR:-/tmp}/sio-breakdown.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 

@@ -9,8 +9,9 @@
 // libTooling tool; an MPI compiler wrapper in a compile command is asked for
 // its include flags (`-show`), since mpi.h is not on the default path.
 //
-// Exit status: 0 when every file was instrumented and written, 1 otherwise
-// (each failure is reported with the file it concerns), 2 on a usage error.
+// Exit status (docs/cli.md): 0 when every file was instrumented and written,
+// 2 otherwise (each failure is reported with the file it concerns) and on a
+// usage error.
 //
 //===----------------------------------------------------------------------===//
 #include "SourceInstrumenter.h"
@@ -70,6 +71,40 @@ result with -I<sio>/include and link -lsiotrace-rt (docs/plugin.md).
 
   sio-instrument -p build src/io.c src/main.cpp -o instrumented
   sio-instrument app.c -o out -- -I/usr/include/x86_64-linux-gnu/mpich
+)";
+
+// sio's own usage (LLVM's --help starts with its OVERVIEW and lists the
+// libTooling options in LLVM's order); `--help-hidden` still prints LLVM's.
+const char *const Usage =
+    R"(usage: sio-instrument [options] FILES... [-o DIR | --in-place] [-- COMPILER FLAGS]
+
+Puts siotrace.so's instrumentation into C and C++ sources: for every I/O call
+its site id, for every loop that does I/O enter/iteration/exit markers, as
+plain calls into the sio runtime, so that GCC or any other compiler builds a
+program whose trace equals that of `sio-cxx` on the original source. Compile
+the result with -I<sio>/include and link -lsiotrace-rt (docs/plugin.md).
+
+  sio-instrument -p build src/io.c src/main.cpp -o instrumented
+  sio-instrument app.c -o out -- -I/usr/include/x86_64-linux-gnu/mpich
+
+Options with a value take it as --opt=value or --opt value (docs/cli.md).
+
+options:
+  -p DIR                the build directory holding compile_commands.json
+  -- FLAGS              compile flags for every file (instead of -p)
+  -o DIR                write the instrumented files below DIR, at their paths
+                        relative to --root (default: sio-instrumented)
+  --in-place            rewrite the files themselves, keeping each original as
+                        FILE.sio-orig
+  --root DIR            only files below DIR are rewritten (default: the
+                        common directory of FILES); headers elsewhere are left
+  --verbose             print every instrumented site and loop
+  --extra-arg ARG       add ARG to each compile command (also --extra-arg-before)
+  -h, --help            this text (--help-hidden: every LLVM option)
+  --version             print the version
+
+exit status: 0 every file written, 2 a file not instrumented (each named
+with its reason) or a usage error
 )";
 
 /// The directory a compile command ran in, where the plugin's ids are
@@ -250,11 +285,33 @@ bool writeFile(llvm::StringRef Path, llvm::StringRef Text) {
 } // namespace
 
 int main(int argc, const char **argv) {
+  for (int I = 1; I < argc; ++I) {
+    llvm::StringRef A = argv[I];
+    if (A == "--")
+      break;
+    if (A == "-h" || A == "--help") {
+      llvm::outs() << Usage;
+      return 0;
+    }
+    if (A == "--version") {
+      llvm::outs() << "sio-instrument " SIO_VERSION "\n";
+      cl::PrintVersionMessage();
+      return 0;
+    }
+  }
   auto Parser = CommonOptionsParser::create(argc, argv, Category, cl::OneOrMore,
                                             Overview);
   if (!Parser) {
-    llvm::errs() << "sio-instrument: error: "
-                 << llvm::toString(Parser.takeError()) << "\n";
+    // LLVM's lines start with the program name: one "sio-instrument: error:"
+    // each instead.
+    llvm::SmallVector<llvm::StringRef, 8> Lines;
+    std::string Text = llvm::toString(Parser.takeError());
+    llvm::StringRef(Text).split(Lines, '\n', -1, false);
+    for (llvm::StringRef L : Lines) {
+      L.consume_front("sio-instrument: ");
+      llvm::errs() << "sio-instrument: error: " << L.trim() << "\n";
+    }
+    llvm::errs() << "(see sio-instrument --help)\n";
     return 2;
   }
   if (InPlace && !OutDir.empty()) {
@@ -361,5 +418,5 @@ int main(int argc, const char **argv) {
     else if (Verbose)
       llvm::errs() << "sio-instrument: wrote " << Target << "\n";
   }
-  return Ok ? 0 : 1;
+  return Ok ? 0 : 2;
 }

@@ -12,6 +12,9 @@ set(SIO_PNETCDF_PREFIX "" CACHE PATH
   "An existing PnetCDF installation built against MPICH (empty: build it from Debian's source package into build/pnetcdf)")
 
 set(SIO_HAVE_PNETCDF OFF)
+# ON when the PnetCDF is sio's own build (build/pnetcdf): it is installed
+# with sio then, next to libsio-pnetcdf.so.
+set(SIO_PNETCDF_BUNDLED OFF)
 
 include(${CMAKE_CURRENT_LIST_DIR}/SioPnetCDFCheck.cmake)
 
@@ -20,6 +23,7 @@ if(SIO_WITH_PNETCDF)
     set(_sio_pnetcdf_prefix ${SIO_PNETCDF_PREFIX})
   else()
     set(_sio_pnetcdf_prefix ${PROJECT_BINARY_DIR}/pnetcdf)
+    set(SIO_PNETCDF_BUNDLED ON)
     execute_process(
       COMMAND ${CMAKE_COMMAND} -E env SIO_MPICC=${SIO_MPICC}
               bash ${PROJECT_SOURCE_DIR}/scripts/build-pnetcdf.sh ${_sio_pnetcdf_prefix}
@@ -28,6 +32,7 @@ if(SIO_WITH_PNETCDF)
       message(WARNING "sio: PnetCDF's Debian source package is not available (no deb-src entry; "
         "scripts/deps.sh adds it when run as root): pnetcdf-ext is not built and its tests are unsupported.")
       set(_sio_pnetcdf_prefix "")
+      set(SIO_PNETCDF_BUNDLED OFF)
     elseif(NOT _sio_pnetcdf_rc EQUAL 0)
       message(FATAL_ERROR "sio: building PnetCDF failed (see ${_sio_pnetcdf_prefix}.log); "
         "configure with -DSIO_WITH_PNETCDF=OFF to build sio without pnetcdf-ext.")

@@ -3,6 +3,8 @@
 #include "ReadResults.h"
 #include "TimingFit.h"
 
+#include "sio/trace/Printable.h"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -88,11 +90,6 @@ public:
     Trace out;
     const Trace &last = *in_.back();
     findDimsGrids();
-    for (const Trace *t : in_)
-      if (t->header.program != last.header.program)
-        throw ExtrapError("inputs are not the same program: '" + in_.front()->header.program + "' at N=" +
-                          std::to_string(ns_.front()) + " but '" + last.header.program + "' at N=" +
-                          std::to_string(ns_.back()));
     out.header = last.header;
     out.header.nranks = options_.targetRanks;
     out.header.generator = "sio-extrap";
@@ -1513,6 +1510,64 @@ void alignFiles(std::vector<Trace> &inputs) {
 
 } // namespace
 
+namespace {
+
+std::string label(const std::vector<Trace> &inputs, const std::vector<std::string> &names, size_t k) {
+  return names[k] + " (N=" + std::to_string(inputs[k].header.nranks) + ")";
+}
+
+/// Refuses inputs that cannot be extrapolated together, naming the input at
+/// fault by its file: an extrapolated trace (docs/extrap.md's glob
+/// `app.*.sio.json` also matches the output of an earlier run), or inputs
+/// of different programs (the odd ones out against the program most inputs
+/// share; each input with its program when no program has a majority).
+void checkInputs(const std::vector<Trace> &inputs, const std::vector<std::string> &names) {
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const auto &meta = inputs[k].header.metadata;
+    if (auto from = meta.find("extrapolated_from_ranks"); from != meta.end())
+      throw ExtrapError(names[k] + " is an extrapolated trace (sio-extrap's output at N=" +
+                        std::to_string(inputs[k].header.nranks) + ", from the traces at N=" + echoValue(from->second) +
+                        "), not the trace of a run: give only traced runs as inputs (a glob such as "
+                        "app.*.sio.json also matches an earlier output; write it under another name)");
+  }
+  std::map<std::string, size_t> count;
+  for (const Trace &t : inputs)
+    ++count[t.header.program];
+  if (count.size() <= 1)
+    return;
+  const std::string *majority = nullptr;
+  size_t best = 0;
+  bool tie = false;
+  for (const auto &[program, n] : count) {
+    if (n > best) {
+      best = n;
+      majority = &program;
+      tie = false;
+    } else if (n == best) {
+      tie = true;
+    }
+  }
+  std::string msg = "inputs are not all the same program:";
+  if (tie) {
+    for (size_t k = 0; k < inputs.size(); ++k)
+      msg += (k ? ", " : " ") + label(inputs, names, k) + " is '" + echoValue(inputs[k].header.program) + "'";
+    throw ExtrapError(msg);
+  }
+  std::string others;
+  bool first = true;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (inputs[k].header.program == *majority) {
+      others += (others.empty() ? "" : ", ") + names[k];
+      continue;
+    }
+    msg += (first ? " " : ", ") + label(inputs, names, k) + " is '" + echoValue(inputs[k].header.program) + "'";
+    first = false;
+  }
+  throw ExtrapError(msg + ", while the others (" + others + ") are '" + echoValue(*majority) + "'");
+}
+
+} // namespace
+
 void mapPaths(Trace &t, const std::vector<std::pair<std::string, std::string>> &maps) {
   for (FileEntry &f : t.files) {
     if (f.name.empty() || f.name.front().field)
@@ -1530,12 +1585,27 @@ void mapPaths(Trace &t, const std::vector<std::pair<std::string, std::string>> &
 Trace extrapolate(std::vector<Trace> inputs, const ExtrapOptions &options) {
   if (options.targetRanks <= 0)
     throw ExtrapError("the target rank count must be positive");
-  std::sort(inputs.begin(), inputs.end(),
-            [](const Trace &a, const Trace &b) { return a.header.nranks < b.header.nranks; });
-  for (size_t i = 1; i < inputs.size(); ++i)
-    if (inputs[i].header.nranks == inputs[i - 1].header.nranks)
-      throw ExtrapError("two inputs were taken at the same rank count (" + std::to_string(inputs[i].header.nranks) +
-                        "); each input must come from a different rank count");
+  // Inputs are checked as given, each named by its file: another program, an
+  // extrapolation, a rank count twice.
+  std::vector<std::string> names(inputs.size());
+  for (size_t k = 0; k < inputs.size(); ++k)
+    names[k] = k < options.inputNames.size() ? options.inputNames[k] : "input " + std::to_string(k + 1);
+  checkInputs(inputs, names);
+  std::vector<size_t> order(inputs.size());
+  for (size_t k = 0; k < order.size(); ++k)
+    order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return inputs[a].header.nranks < inputs[b].header.nranks; });
+  for (size_t i = 1; i < order.size(); ++i)
+    if (inputs[order[i]].header.nranks == inputs[order[i - 1]].header.nranks)
+      throw ExtrapError("two inputs were taken at the same rank count (" +
+                        std::to_string(inputs[order[i]].header.nranks) + "): " + names[order[i - 1]] + " and " +
+                        names[order[i]] + "; each input must come from a different rank count");
+  std::vector<Trace> sorted;
+  sorted.reserve(inputs.size());
+  for (size_t k : order)
+    sorted.push_back(std::move(inputs[k]));
+  inputs = std::move(sorted);
   if (inputs.size() < options.minInputs)
     throw ExtrapError("need traces at " + std::to_string(options.minInputs) + " different rank counts, got " +
                       std::to_string(inputs.size()) + " (the models are verified on the inputs they do not need)");

@@ -3,6 +3,7 @@
 #include "sio/extrap/Extrapolate.h"
 #include "sio/replay/ReplayGenerator.h"
 #include "sio/trace/AtomicFile.h"
+#include "sio/trace/CommandLine.h"
 #include "sio/trace/Json.h"
 #include "sio/trace/Printable.h"
 
@@ -10,9 +11,10 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <unistd.h>
 #include <iostream>
 #include <string>
+#include <string_view>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -26,6 +28,8 @@ four by default, any order) to the trace the program would write at N ranks.
 Every value is fitted exactly (zero residual on every input) as a function
 of the rank count; timing is fitted by least squares. With a single trace and
 no --ranks, the trace is taken as it is (for --emit-replay).
+
+Options with a value take it as --opt=value or --opt value (docs/cli.md).
 
 options:
   --ranks N             target rank count
@@ -54,16 +58,42 @@ two models fit with different values at N
 [[noreturn]] void usageError(const std::string &message) {
   std::fprintf(stderr, "sio-extrap: error: %s\n(see sio-extrap --help)\n",
                sio::trace::printableMessage(message).c_str());
-  std::exit(2);
+  std::exit(sio::cli::kExitError);
 }
 
-int64_t parseCount(const std::string &option, const char *text) {
+int64_t parseCount(const std::string &option, const std::string &text) {
   int64_t v = 0;
-  const char *end = text + std::strlen(text);
-  auto [ptr, ec] = std::from_chars(text, end, v);
+  const char *end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v);
   if (ec != std::errc() || ptr != end || v <= 0)
     usageError(option + " needs a positive integer, got '" + text + "'");
   return v;
+}
+
+/// Prints a refusal. One longer than printableMessage keeps (a value that
+/// follows no model lists its values per input: a random stream's run to
+/// megabytes) is cut on stderr and written whole, escaped line by line, next
+/// to the output the user asked for, and the message says where.
+void reportError(const std::string &message, const std::string &output) {
+  std::string shown = sio::trace::printableMessage(message);
+  if (message.size() > sio::trace::kMessageLimit && !output.empty()) {
+    const std::string full = output + ".error.txt";
+    std::string text;
+    for (size_t at = 0; at <= message.size();) {
+      size_t nl = message.find('\n', at);
+      if (nl == std::string::npos)
+        nl = message.size();
+      text += sio::trace::escapeControl(std::string_view(message).substr(at, nl - at)) + "\n";
+      at = nl + 1;
+    }
+    try {
+      sio::trace::writeFileAtomically(full, text);
+      shown += "\n(the whole message, " + std::to_string(message.size()) + " bytes, is in " + full + ")";
+    } catch (const std::exception &e) {
+      shown += "\n(the whole message could not be written: " + sio::trace::printableMessage(e.what()) + ")";
+    }
+  }
+  std::fprintf(stderr, "sio-extrap: error: %s\n", shown.c_str());
 }
 
 } // namespace
@@ -74,45 +104,46 @@ int main(int argc, char **argv) {
   int64_t ranks = 0;
   sio::extrap::ExtrapOptions options;
   bool verbose = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> const char * {
-      if (i + 1 >= argc)
-        usageError(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "-h" || arg == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    } else if (arg == "--version") {
-      std::printf("sio-extrap %s\n", SIO_VERSION);
-      return 0;
-    } else if (arg == "--ranks") {
-      ranks = parseCount(arg, value());
-    } else if (arg == "-o" || arg == "--output") {
-      output = value();
-    } else if (arg == "--emit-replay") {
-      replayPath = value();
-    } else if (arg == "--min-inputs") {
-      options.minInputs = static_cast<size_t>(parseCount(arg, value()));
-    } else if (arg == "--path-map") {
-      std::string map = value();
-      size_t eq = map.find('=');
-      if (eq == std::string::npos || eq == 0)
-        usageError("--path-map needs OLD=NEW, got '" + map + "'");
-      options.pathMaps.emplace_back(map.substr(0, eq), map.substr(eq + 1));
-    } else if (arg == "--prefer") {
-      std::string model = value();
-      if (model.empty() || model[0] == '@')
-        usageError("--prefer needs MODEL or MODEL@WHERE, got '" + model + "'");
-      options.prefer.push_back(model);
-    } else if (arg == "--verbose") {
-      verbose = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-      usageError("unknown option '" + arg + "'");
-    } else {
-      inputs.push_back(arg);
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    for (size_t i = 0; i < args.size(); ++i) {
+      const std::string &arg = args[i];
+      auto value = [&](std::string_view name, std::string_view shortName = {}) {
+        return sio::cli::optionValue(args, i, name, shortName);
+      };
+      if (sio::cli::isHelp(arg)) {
+        std::fputs(kUsage, stdout);
+        return sio::cli::kExitOk;
+      } else if (arg == "--version") {
+        sio::cli::printVersion("sio-extrap", SIO_VERSION);
+        return sio::cli::kExitOk;
+      } else if (auto v = value("--ranks")) {
+        ranks = parseCount("--ranks", *v);
+      } else if (auto v = value("--output", "-o")) {
+        output = *v;
+      } else if (auto v = value("--emit-replay")) {
+        replayPath = *v;
+      } else if (auto v = value("--min-inputs")) {
+        options.minInputs = static_cast<size_t>(parseCount("--min-inputs", *v));
+      } else if (auto v = value("--path-map")) {
+        size_t eq = v->find('=');
+        if (eq == std::string::npos || eq == 0)
+          usageError("--path-map needs OLD=NEW, got '" + *v + "'");
+        options.pathMaps.emplace_back(v->substr(0, eq), v->substr(eq + 1));
+      } else if (auto v = value("--prefer")) {
+        if (v->empty() || (*v)[0] == '@')
+          usageError("--prefer needs MODEL or MODEL@WHERE, got '" + *v + "'");
+        options.prefer.push_back(*v);
+      } else if (arg == "--verbose") {
+        verbose = true;
+      } else if (!arg.empty() && arg[0] == '-') {
+        usageError("unknown option '" + arg + "'");
+      } else {
+        inputs.push_back(arg);
+      }
     }
+  } catch (const sio::cli::UsageError &e) {
+    usageError(e.what());
   }
   if (inputs.empty())
     usageError("no input traces");
@@ -131,8 +162,11 @@ int main(int argc, char **argv) {
       sio::extrap::mapPaths(result, options.pathMaps);
     } else {
       options.targetRanks = ranks;
+      options.inputNames = inputs;
       if (verbose)
-        options.verbose = [](const std::string &line) { std::fprintf(stderr, "sio-extrap: timing: %s\n", line.c_str()); };
+        options.verbose = [](const std::string &line) {
+          std::fprintf(stderr, "sio-extrap: timing: %s\n", line.c_str());
+        };
       result = sio::extrap::extrapolate(std::move(traces), options);
     }
     if (!output.empty())
@@ -146,8 +180,8 @@ int main(int argc, char **argv) {
       sio::trace::writeFileAtomically(replayPath, sio::replay::generateReplay(result, ro));
     }
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "sio-extrap: error: %s\n", sio::trace::printableMessage(e.what()).c_str());
-    return 2;
+    reportError(e.what(), output.empty() ? replayPath : output);
+    return sio::cli::kExitError;
   }
-  return 0;
+  return sio::cli::kExitOk;
 }

@@ -224,13 +224,68 @@ TEST(Extrap, RefusesDifferentStructuresAndPrograms) {
   EXPECT_NE(errorOf(in, 32).find("inputs differ in structure"), std::string::npos);
   in = strongInputs();
   in[1].header.program = "other";
-  EXPECT_NE(errorOf(in, 32).find("not the same program"), std::string::npos);
+  EXPECT_NE(errorOf(in, 32).find("not all the same program"), std::string::npos);
   in = strongInputs();
   in.pop_back();
   EXPECT_NE(errorOf(in, 32).find("need traces at 4 different rank counts"), std::string::npos);
   in = strongInputs();
   in[3] = strongTrace(4);
   EXPECT_NE(errorOf(in, 32).find("same rank count"), std::string::npos);
+}
+
+/// The refusal of `inputs` when extrapolated with their file names.
+std::string namedErrorOf(std::vector<Trace> inputs, const std::vector<std::string> &names) {
+  ExtrapOptions o;
+  o.targetRanks = 32;
+  o.inputNames = names;
+  try {
+    extrapolate(std::move(inputs), o);
+  } catch (const ExtrapError &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ExtrapInputs, TheInputOfAnotherProgramIsNamedWithItsFile) {
+  // Whichever input differs (first, middle, last), the message names that
+  // one and its file, not the first and the last input.
+  const std::vector<std::string> names = {"a.4.json", "b.8.json", "c.12.json", "d.16.json"};
+  for (size_t odd = 0; odd < 4; ++odd) {
+    std::vector<Trace> in = strongInputs();
+    in[odd].header.program = "other";
+    std::string e = namedErrorOf(in, names);
+    const std::string n = std::to_string(in[odd].header.nranks);
+    EXPECT_NE(e.find(names[odd] + " (N=" + n + ") is 'other'"), std::string::npos) << e;
+    for (size_t k = 0; k < 4; ++k)
+      if (k != odd)
+        EXPECT_NE(e.find(names[k]), std::string::npos) << e;
+    EXPECT_NE(e.find("are 'strong'"), std::string::npos) << e;
+  }
+  // Two against two: every input with its program.
+  std::vector<Trace> in = strongInputs();
+  in[0].header.program = in[1].header.program = "other";
+  std::string e = namedErrorOf(in, names);
+  EXPECT_NE(e.find("a.4.json (N=4) is 'other'"), std::string::npos) << e;
+  EXPECT_NE(e.find("d.16.json (N=16) is 'strong'"), std::string::npos) << e;
+}
+
+TEST(ExtrapInputs, TheSameRankCountTwiceNamesBothFiles) {
+  std::vector<Trace> in = strongInputs();
+  in[3] = strongTrace(8);
+  std::string e = namedErrorOf(in, {"a.json", "b.json", "c.json", "again.json"});
+  EXPECT_NE(e.find("same rank count (8): b.json and again.json"), std::string::npos) << e;
+}
+
+TEST(ExtrapInputs, AnExtrapolatedTraceIsRefusedAsInput) {
+  // docs/extrap.md's glob `app.*.sio.json` matches the output of an earlier
+  // run: an extrapolation is no measurement, and is named as such.
+  Trace x = run(strongInputs(), 32);
+  std::vector<Trace> in = strongInputs();
+  in.push_back(x);
+  std::string e = namedErrorOf(in, {"a.json", "b.json", "c.json", "d.json", "app.x32.json"});
+  EXPECT_NE(e.find("app.x32.json is an extrapolated trace (sio-extrap's output at N=32, from the traces at N=4,8,12,16)"),
+            std::string::npos)
+      << e;
 }
 
 TEST(Extrap, RefusesTargetsWhereTheModelIsNotExact) {

@@ -4,11 +4,17 @@
 // not use sio. Reads through the master with libsio-pnetcdf (so the
 // transformation is the one applications see); run it alone or under
 // mpiexec, the ranks then share the copy along each variable's first
-// dimension. Exit status: 0 done, 1 a PnetCDF error, 2 bad usage.
+// dimension. Exit status (docs/cli.md): 0 done, 2 bad usage or a file that
+// cannot be read or written.
+#include "sio/trace/CommandLine.h"
+
 #include <mpi.h>
 #include <pnetcdf.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -120,14 +126,21 @@ VarInfo inquireVar(int ncid, int v) {
 
 void merge(const char *masterPath, const char *outPath) {
   int in = -1, out = -1;
-  check(ncmpi_open(MPI_COMM_WORLD, masterPath, NC_NOWRITE, MPI_INFO_NULL, &in), std::string("opening ") + masterPath);
+  // PnetCDF says "Unknown error in file operation" for a directory.
+  struct stat st;
+  if (stat(masterPath, &st) != 0)
+    throw Failure{std::string(masterPath) + ": cannot open: " + std::strerror(errno)};
+  if (S_ISDIR(st.st_mode))
+    throw Failure{std::string(masterPath) + ": is a directory, not a netCDF file"};
+  check(ncmpi_open(MPI_COMM_WORLD, masterPath, NC_NOWRITE, MPI_INFO_NULL, &in),
+        std::string(masterPath) + ": cannot open as netCDF");
   int parts = 0;
   if (ncmpi_get_att_int(in, NC_GLOBAL, "num_partitions", &parts) != NC_NOERR)
     throw Failure{std::string(masterPath) + " is not a partitioned master file (no num_partitions attribute)"};
   int format = 0;
   check(ncmpi_inq_format(in, &format), "format");
   int cmode = NC_CLOBBER | (format == NC_FORMAT_CDF5 ? NC_64BIT_DATA : format == NC_FORMAT_CDF2 ? NC_64BIT_OFFSET : 0);
-  check(ncmpi_create(MPI_COMM_WORLD, outPath, cmode, MPI_INFO_NULL, &out), std::string("creating ") + outPath);
+  check(ncmpi_create(MPI_COMM_WORLD, outPath, cmode, MPI_INFO_NULL, &out), std::string(outPath) + ": cannot create");
 
   int ndims = 0, nvars = 0, unlim = -1;
   check(ncmpi_inq(in, &ndims, &nvars, nullptr, &unlim), "inquiry");
@@ -205,28 +218,58 @@ void merge(const char *masterPath, const char *outPath) {
     std::printf("sio-part-merge: %s (%d partitions, %d variables) -> %s\n", masterPath, parts, nvars, outPath);
 }
 
+constexpr const char *kUsage = R"(usage: sio-part-merge [options] MASTER OUT.nc
+
+Writes the partitioned netCDF file MASTER (with its partition files,
+docs/partitioning.md) as one ordinary netCDF file OUT.nc with the original
+dimensions, variables and attributes. Run alone or with mpiexec: the ranks
+then share the copy along each variable's first dimension.
+
+options:
+  -h, --help            this text
+  --version             print the version
+
+exit status: 0 written, 2 bad usage or a file that cannot be read or written
+(docs/cli.md)
+)";
+
 } // namespace
 
 int main(int argc, char **argv) {
+  // The command line first, without MPI: --help and a usage error need no
+  // MPI_Init (and print once, not once per rank).
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (sio::cli::isHelp(arg)) {
+      std::fputs(kUsage, stdout);
+      return sio::cli::kExitOk;
+    }
+    if (arg == "--version") {
+      sio::cli::printVersion("sio-part-merge", SIO_VERSION);
+      return sio::cli::kExitOk;
+    }
+    if (arg.size() > 1 && arg[0] == '-') {
+      std::fprintf(stderr, "sio-part-merge: error: unknown option '%s'\n(see sio-part-merge --help)\n", arg.c_str());
+      return sio::cli::kExitError;
+    }
+    files.push_back(arg);
+  }
+  if (files.size() != 2) {
+    std::fprintf(stderr,
+                 "sio-part-merge: error: expected MASTER and OUT.nc, got %zu file%s\n(see sio-part-merge --help)\n",
+                 files.size(), files.size() == 1 ? "" : "s");
+    return sio::cli::kExitError;
+  }
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-  const bool help = argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0);
-  if (argc != 3 || help || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
-    if (rank == 0)
-      std::fprintf(help ? stdout : stderr,
-                   "usage: sio-part-merge MASTER OUT.nc\n"
-                   "Writes the partitioned netCDF file MASTER (with its partition files) as one ordinary\n"
-                   "netCDF file OUT.nc. Run alone or with mpiexec.\n");
-    MPI_Finalize();
-    return help ? 0 : 2;
-  }
-  int status = 0;
+  int status = sio::cli::kExitOk;
   try {
-    merge(argv[1], argv[2]);
+    merge(files[0].c_str(), files[1].c_str());
   } catch (const Failure &f) {
     std::fprintf(stderr, "sio-part-merge: error: %s\n", f.what.c_str());
-    status = 1;
+    status = sio::cli::kExitError;
     if (nprocs > 1) // the other ranks may wait in a collective call
       MPI_Abort(MPI_COMM_WORLD, status);
   }

@@ -2,54 +2,62 @@
 // (the same as `sio-extrap TRACE --emit-replay replay.cpp` without extrapolation).
 #include "sio/replay/ReplayGenerator.h"
 #include "sio/trace/AtomicFile.h"
+#include "sio/trace/CommandLine.h"
 #include "sio/trace/Json.h"
 #include "sio/trace/Printable.h"
 
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <unistd.h>
 #include <iostream>
 #include <string>
+#include <vector>
 
 namespace {
 
-void usage(std::FILE *to) {
-  std::fprintf(to, "usage: sio-replay-gen TRACE [-o replay.cpp]\n"
-                   "Writes a self-contained C++ MPI program that replays the trace's I/O\n"
-                   "(to standard output without -o). See docs/replay.md.\n");
-}
+constexpr const char *kUsage = R"(usage: sio-replay-gen [options] TRACE
+
+Writes a self-contained C++ MPI program that replays the trace's I/O (to
+standard output without -o). See docs/replay.md.
+
+options:
+  -o, --output FILE     write the program to FILE (written whole or not at all)
+  -h, --help            this text
+  --version             print the version
+
+exit status: 0 written, 2 bad usage, an unreadable or malformed trace, or a
+trace the generator refuses (docs/cli.md)
+)";
 
 } // namespace
 
 int main(int argc, char **argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
   std::string input, output;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "-h" || arg == "--help") {
-      usage(stdout);
-      return 0;
+  try {
+    for (size_t i = 0; i < args.size(); ++i) {
+      const std::string &arg = args[i];
+      if (sio::cli::isHelp(arg)) {
+        std::fputs(kUsage, stdout);
+        return sio::cli::kExitOk;
+      }
+      if (arg == "--version") {
+        sio::cli::printVersion("sio-replay-gen", SIO_VERSION);
+        return sio::cli::kExitOk;
+      }
+      if (auto v = sio::cli::optionValue(args, i, "--output", "-o"))
+        output = *v;
+      else if (!arg.empty() && arg[0] == '-' && arg != "-")
+        throw sio::cli::UsageError("unknown option '" + arg + "'");
+      else if (input.empty())
+        input = arg;
+      else
+        throw sio::cli::UsageError("expected one trace file, got '" + input + "' and '" + arg + "'");
     }
-    if (arg == "--version") {
-      std::printf("sio-replay-gen %s\n", SIO_VERSION);
-      return 0;
-    }
-    if (arg == "-o" && i + 1 < argc) {
-      output = argv[++i];
-    } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
-      std::fprintf(stderr, "sio-replay-gen: error: unknown option '%s'\n", sio::trace::echoValue(arg).c_str());
-      usage(stderr);
-      return 2;
-    } else if (input.empty()) {
-      input = arg;
-    } else {
-      usage(stderr);
-      return 2;
-    }
-  }
-  if (input.empty()) {
-    usage(stderr);
-    return 2;
+    if (input.empty())
+      throw sio::cli::UsageError("no trace file given");
+  } catch (const sio::cli::UsageError &e) {
+    std::fprintf(stderr, "sio-replay-gen: error: %s\n(see sio-replay-gen --help)\n",
+                 sio::trace::printableMessage(e.what()).c_str());
+    return sio::cli::kExitError;
   }
   try {
     sio::trace::Trace trace = sio::trace::readTraceFile(input);
@@ -58,13 +66,13 @@ int main(int argc, char **argv) {
     std::string program = sio::replay::generateReplay(trace, options);
     if (output.empty()) {
       std::cout << program;
-      return 0;
+      return sio::cli::kExitOk;
     }
     // A failed write leaves no partial program.
     sio::trace::writeFileAtomically(output, program);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "sio-replay-gen: error: %s\n", sio::trace::printableMessage(e.what()).c_str());
-    return 1;
+    return sio::cli::kExitError;
   }
-  return 0;
+  return sio::cli::kExitOk;
 }

@@ -2,7 +2,7 @@
 // (through libsiotrace-rt's wrapper, which this binary links) against the raw
 // system call, measured paired in one process by alternating blocks.
 //
-//   SIO_TRACE_FILE=/tmp/bench.sio.json build/bin/sio-runtime-overhead-bench
+//   SIO_TRACE_FILE=/tmp/bench.sio.json build/bench/bin/sio-runtime-overhead-bench
 //
 // BM_PairedPwrite reports, per call, medians over blocks of this thread's CPU
 // time: traced_ns, raw_ns, added_ns = traced_ns - raw_ns; added_mean_ns (the

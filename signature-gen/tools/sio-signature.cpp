@@ -2,6 +2,7 @@
 //
 // Exit codes: 0 success, 2 bad input or usage.
 #include "sio/signature/Signature.h"
+#include "sio/trace/CommandLine.h"
 #include "sio/trace/Json.h"
 #include "sio/trace/Printable.h"
 
@@ -20,8 +21,9 @@ using namespace sio::signature;
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitBadInput = 2;
+// docs/cli.md: the exit statuses of every sio tool.
+constexpr int kExitOk = sio::cli::kExitOk;
+constexpr int kExitBadInput = sio::cli::kExitError;
 
 constexpr const char *kHelp = R"(usage: sio-signature [options] <trace>
 

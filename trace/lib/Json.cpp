@@ -19,6 +19,7 @@
 #include <cstring>
 #include <exception>
 #include <fcntl.h>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -1513,6 +1514,11 @@ Trace readTrace(std::istream &in, const std::string &sourceName) {
 }
 
 Trace readTraceFile(const std::string &path) {
+  // A directory opens for reading on Linux and then reads as empty input:
+  // say what it is rather than "malformed JSON".
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw TraceError(path, "", "is a directory, not a trace file");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw TraceError(path, "", std::string("cannot open: ") + std::strerror(errno));

@@ -8,6 +8,7 @@
 //
 // Exit codes: 0 success / traces equal, 1 traces differ, 2 bad input or usage.
 #include "sio/report/Commands.h"
+#include "sio/trace/CommandLine.h"
 #include "sio/trace/Diff.h"
 #include "sio/trace/Json.h"
 #include "sio/trace/Printable.h"
@@ -31,9 +32,10 @@ using namespace sio::trace;
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitDifferent = 1;
-constexpr int kExitBadInput = 2;
+// docs/cli.md: the exit statuses of every sio tool.
+constexpr int kExitOk = sio::cli::kExitOk;
+constexpr int kExitDifferent = sio::cli::kExitDiffer;
+constexpr int kExitBadInput = sio::cli::kExitError;
 
 constexpr const char *kMainHelp = R"(usage: sio-trace <command> [options] <trace>...
 

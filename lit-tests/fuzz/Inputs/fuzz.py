@@ -185,7 +185,7 @@ def run(argv, cwd, ok_status, tool, text_stdout=False, timeout=TIME_LIMIT):
         return f"exit status {p.returncode} (documented: {sorted(ok_status)}): {err[-300:]!r}", p.returncode
     if "out of memory" in err or "bad_alloc" in err:
         return f"over budget: {err[-300:]!r}", p.returncode
-    if p.returncode not in (0, 1) or (p.returncode == 1 and tool == "sio-replay-gen"):
+    if p.returncode not in (0, 1):
         if not err.startswith(tool + ": error:"):
             return f"refusal without '{tool}: error:': {err[:300]!r}", p.returncode
     if CONTROL.search(err):
@@ -246,7 +246,7 @@ def main():
             ("chrome", [st, "export", "--format", "chrome", trace, "-o", os.path.join(d, "c.json")], {0, 2},
              "sio-trace", False),
             ("signature", [b("sio-signature"), trace], {0, 2}, "sio-signature", True),
-            ("replay-gen", [b("sio-replay-gen"), trace, "-o", os.path.join(d, "replay.cpp")], {0, 1},
+            ("replay-gen", [b("sio-replay-gen"), trace, "-o", os.path.join(d, "replay.cpp")], {0, 2},
              "sio-replay-gen", False),
         ]
         if otf2:

@@ -85,6 +85,10 @@ struct ExtrapOptions {
   /// optionally only for values whose description contains WHERE. Each such
   /// choice is recorded in the output's metadata ("extrap_choices").
   std::vector<std::string> prefer;
+  /// The inputs' file names, in the order given to extrapolate(): messages
+  /// about an input (another program, a rank count given twice, an
+  /// extrapolated trace) name its file. Empty: "input K".
+  std::vector<std::string> inputNames;
 };
 
 /// Why extrapolation failed: names the event (site, source location), the
