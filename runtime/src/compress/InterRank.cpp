@@ -360,13 +360,17 @@ std::optional<Expr> fitRankModel(const std::vector<RankPoint> &points, int64_t n
 
 /// Periodic and grouped values with a constant period k (a 2-d rank grid,
 /// groups of k ranks sharing an aggregator): b + a*(rank % k) + c*floor(rank/k),
-/// the smallest k that fits exactly. Bounded so a huge run stays cheap.
+/// the smallest k that fits exactly. Bounded so a huge run stays cheap. A
+/// grid has two groups at least (k <= nranks/2): with k = nranks - 1 the
+/// model would only single out the last rank (9 + floor(rank/(N-1)): the last
+/// rank's loop runs once more), which is exact at N and nothing at another
+/// rank count; splitExceptionRanks keeps such a rank apart instead.
 std::optional<Expr> fitRankGrid(const std::vector<RankPoint> &points, int64_t nranks) {
   constexpr int64_t kMaxPeriod = 64;
   constexpr size_t kMaxPoints = 1 << 16;
   if (points.size() < 3 || points.size() > kMaxPoints)
     return std::nullopt;
-  for (int64_t k = 2; k <= std::min<int64_t>(kMaxPeriod, nranks - 1); ++k) {
+  for (int64_t k = 2; k <= std::min<int64_t>(kMaxPeriod, nranks / 2); ++k) {
     std::vector<std::vector<Rational>> rows;
     std::vector<Rational> values;
     for (const RankPoint &p : points) {
