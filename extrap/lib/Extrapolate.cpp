@@ -652,14 +652,19 @@ private:
         refuse(where, what + " (rank list shape)", shown, {"same number of rank blocks"});
     std::vector<RankBlock> out;
     for (size_t b = 0; b < blocks; ++b) {
-      // A one-rank block of a small run is a strided block of count 1 (rank
-      // 0 alone on 4 ranks, 0-4:4 on 8): give it the stride of the others.
+      // A block of a small run can lack the outer dimensions of the others,
+      // which have count 1 there: rank 0 alone on 4 ranks is 0-4:4 on 8, and
+      // the ranks 1-3 on 4 (every rank but each 4th) are {1+4*[0..1]+1*[0..2]}
+      // on 8. Give it those dimensions with count 1.
       std::vector<RankBlock> shaped;
       const RankBlock &last = lists.back()->blocks()[b];
       for (const RankList *l : lists) {
         RankBlock x = l->blocks()[b];
-        if (x.dims.empty() && last.dims.size() == 1)
-          x.dims.push_back({last.dims[0].stride, 1});
+        const size_t pad = last.dims.size() > x.dims.size() ? last.dims.size() - x.dims.size() : 0;
+        if (pad && std::equal(x.dims.begin(), x.dims.end(), last.dims.begin() + long(pad),
+                              [](const RankDim &p, const RankDim &q) { return p.stride == q.stride; }))
+          for (size_t d = pad; d-- > 0;)
+            x.dims.insert(x.dims.begin(), RankDim{last.dims[d].stride, 1});
         shaped.push_back(std::move(x));
       }
       const size_t dims = shaped.front().dims.size();

@@ -175,6 +175,27 @@ TEST(Extrap, StridedAndMeshRankListsFollowTheRankCount) {
   EXPECT_EQ(x.body[first + 4].ranks, RankList::range(28, 4));
 }
 
+// One rank in four does more (writes its group's header): the merge keeps
+// the owners {0, 4, 8, ...} and the others apart. The others are one block
+// {1+4*[0..N/4-1]+1*[0..2]} from 8 ranks on, but 1-3 at 4: the block of
+// the smallest input gets the outer dimension with count 1.
+TEST(Extrap, EveryKthRankSplitFollowsTheRankCount) {
+  auto trace = [](int64_t n) {
+    Trace t = strongTrace(n);
+    const RankList owners = RankList::range(0, n / 4, 4), others = RankList::all(n).subtract(owners);
+    t.body.push_back(eventNode(event("MPI_File_write_at", 0x60, {param("fh", 0, n)}), RankList::all(n)));
+    ElasticValue offset(Value(Expr(32) * Expr::rank()), owners); // entries by first rank, as the merge sorts them
+    offset.entries().push_back({others, Value(Expr(64) * Expr::rank() + Expr(8))});
+    t.body.back().event().params.push_back({"offset", offset});
+    return t;
+  };
+  for (int64_t target : {24, 32, 64}) {
+    Trace x = run({trace(4), trace(8), trace(12), trace(16)}, target);
+    auto diffs = diffTraces(x, trace(target));
+    EXPECT_TRUE(diffs.empty()) << target << ": " << (diffs.empty() ? "" : diffs[0].where + ": " + diffs[0].what);
+  }
+}
+
 // A rank set that is a stride at some counts and not at others follows no
 // model: refused, naming the ranks seen.
 TEST(Extrap, RefusesRankListsOfChangingShape) {

@@ -360,13 +360,17 @@ std::optional<Expr> fitRankModel(const std::vector<RankPoint> &points, int64_t n
 
 /// Periodic and grouped values with a constant period k (a 2-d rank grid,
 /// groups of k ranks sharing an aggregator): b + a*(rank % k) + c*floor(rank/k),
-/// the smallest k that fits exactly. Bounded so a huge run stays cheap.
+/// the smallest k that fits exactly. Bounded so a huge run stays cheap. A
+/// grid has two groups at least (k <= nranks/2): with k = nranks - 1 the
+/// model would only single out the last rank (9 + floor(rank/(N-1)): the last
+/// rank's loop runs once more), which is exact at N and nothing at another
+/// rank count; splitExceptionRanks keeps such a rank apart instead.
 std::optional<Expr> fitRankGrid(const std::vector<RankPoint> &points, int64_t nranks) {
   constexpr int64_t kMaxPeriod = 64;
   constexpr size_t kMaxPoints = 1 << 16;
   if (points.size() < 3 || points.size() > kMaxPoints)
     return std::nullopt;
-  for (int64_t k = 2; k <= std::min<int64_t>(kMaxPeriod, nranks - 1); ++k) {
+  for (int64_t k = 2; k <= std::min<int64_t>(kMaxPeriod, nranks / 2); ++k) {
     std::vector<std::vector<Rational>> rows;
     std::vector<Rational> values;
     for (const RankPoint &p : points) {
@@ -387,19 +391,11 @@ std::optional<Expr> fitRankGrid(const std::vector<RankPoint> &points, int64_t nr
   return std::nullopt;
 }
 
-/// Replaces rank-varying entries by one model when every polynomial
-/// coefficient fits a rank model; otherwise leaves the entries.
-void fitAcrossRanks(ElasticValue &value, int64_t nranks) {
-  if (value.entries().size() < 2)
-    return;
-  std::vector<std::pair<int64_t, Expr>> perRank;
-  for (const ElasticEntry &e : value.entries()) {
-    if (isText(e.value))
-      return;
-    for (int64_t r : e.ranks.ranks())
-      perRank.emplace_back(r, bindRank(std::get<Expr>(e.value), r));
-  }
-  std::sort(perRank.begin(), perRank.end(), [](const auto &x, const auto &y) { return x.first < y.first; });
+/// One model of rank for values given per rank (each already bound to its
+/// rank): every polynomial coefficient fitted on its own; with `grids`, rank
+/// grids (fitRankGrid) too.
+std::optional<Expr> fitPerRank(const std::vector<std::pair<int64_t, Expr>> &perRank, int64_t nranks,
+                               bool grids = true) {
   std::set<Monomial> monomials;
   for (const auto &[r, e] : perRank)
     for (const auto &[m, c] : e.terms())
@@ -417,15 +413,112 @@ void fitAcrossRanks(ElasticValue &value, int64_t nranks) {
     // coefficient ((1 - rank)*[..3 values..][i0] at rank 1, 9 iterations).
     bool hasTable = std::any_of(m.begin(), m.end(), [](const auto &a) { return a.first.kind == Atom::Kind::Table; });
     if (hasTable && std::any_of(points.begin(), points.end(), [](const RankPoint &p) { return p.value == Rational(0); }))
-      return;
+      return std::nullopt;
     auto coefficient = fitRankModel(points, nranks);
-    if (!coefficient)
+    if (!coefficient && grids)
       coefficient = fitRankGrid(points, nranks);
     if (!coefficient)
-      return;
+      return std::nullopt;
     model = model + *coefficient * monomialExpr(m);
   }
-  value = ElasticValue(Value(model), value.ranks());
+  return model;
+}
+
+/// One rank that does more (the first, the last, or every k-th rank writes
+/// a header through the same helper, so its loop runs once more): the values
+/// of the other ranks follow one model and those of the exceptions another,
+/// but no single model covers both. Two entries, {rest: model} and
+/// {exceptions: model}, keep the value O(1) in the rank count, and the
+/// exceptions' rank list ({0}, {N-1}, {0, k, 2k, ...}) is what sio-extrap
+/// extrapolates (docs/trace-format.md, "Rank groups"). The exceptions'
+/// extra iteration is a table over the loop index; where it is affine but
+/// at its last (or first) position it is written without the table
+/// (peelTableEnds), so the exceptions' values fit one model of rank, and
+/// the models fit one function of the rank count. The first split that fits
+/// is taken: first rank, last rank, then every k-th (k = 2..64); each group
+/// with the models of one rank (constant, affine, rotated) before rank
+/// grids, which fit any three ranks (and, with the period N-1, any outlier
+/// at the last rank): a grid model is only taken for a group of 5 ranks or
+/// more, and only when no split fits without one.
+bool splitExceptionRanks(ElasticValue &value, std::vector<std::pair<int64_t, Expr>> perRank, int64_t nranks) {
+  if (perRank.size() < 3)
+    return false; // two ranks always split; nothing to gain
+  for (auto &[r, e] : perRank)
+    e = detail::peelTableEnds(e);
+  const int64_t first = perRank.front().first, last = perRank.back().first;
+  bool grids = false;
+  auto fits = [&](const std::vector<std::pair<int64_t, Expr>> &group) {
+    return fitPerRank(group, nranks, grids && group.size() >= 5);
+  };
+  auto trySplit = [&](const std::function<bool(int64_t)> &isException) {
+    std::vector<std::pair<int64_t, Expr>> rest, exceptions;
+    for (const auto &p : perRank)
+      (isException(p.first) ? exceptions : rest).push_back(p);
+    if (rest.empty() || exceptions.empty())
+      return false;
+    // A few ranks at each end first: a split that cannot fit costs that
+    // much, not a fit over every rank (65 splits of a large run).
+    auto ends = [](const std::vector<std::pair<int64_t, Expr>> &group) {
+      constexpr size_t kEnd = 6;
+      if (group.size() <= 2 * kEnd)
+        return group;
+      std::vector<std::pair<int64_t, Expr>> sample(group.begin(), group.begin() + kEnd);
+      sample.insert(sample.end(), group.end() - kEnd, group.end());
+      return sample;
+    };
+    if (rest.size() > 12 && !fits(ends(rest)))
+      return false;
+    if (exceptions.size() > 12 && !fits(ends(exceptions)))
+      return false;
+    auto restModel = fits(rest);
+    if (!restModel)
+      return false;
+    auto exceptionModel = fits(exceptions);
+    if (!exceptionModel)
+      return false;
+    auto ranksOf = [](const std::vector<std::pair<int64_t, Expr>> &group) {
+      std::vector<int64_t> ranks;
+      ranks.reserve(group.size());
+      for (const auto &p : group)
+        ranks.push_back(p.first);
+      return RankList::fromRanks(std::move(ranks));
+    };
+    ElasticValue split(Value(*restModel), ranksOf(rest));
+    split.entries().push_back({ranksOf(exceptions), Value(*exceptionModel)});
+    value = std::move(split);
+    return true;
+  };
+  for (bool withGrids : {false, true}) {
+    grids = withGrids;
+    if (trySplit([&](int64_t r) { return r == first; }) || trySplit([&](int64_t r) { return r == last; }))
+      return true;
+    constexpr int64_t kMaxPeriod = 64;
+    for (int64_t k = 2; k <= std::min(kMaxPeriod, last); ++k)
+      if (trySplit([k](int64_t r) { return r % k == 0; }))
+        return true;
+  }
+  return false;
+}
+
+/// Replaces rank-varying entries by one model when every polynomial
+/// coefficient fits a rank model, else by two when one group of ranks does
+/// more (splitExceptionRanks); otherwise leaves the entries.
+void fitAcrossRanks(ElasticValue &value, int64_t nranks) {
+  if (value.entries().size() < 2)
+    return;
+  std::vector<std::pair<int64_t, Expr>> perRank;
+  for (const ElasticEntry &e : value.entries()) {
+    if (isText(e.value))
+      return;
+    for (int64_t r : e.ranks.ranks())
+      perRank.emplace_back(r, bindRank(std::get<Expr>(e.value), r));
+  }
+  std::sort(perRank.begin(), perRank.end(), [](const auto &x, const auto &y) { return x.first < y.first; });
+  if (auto model = fitPerRank(perRank, nranks)) {
+    value = ElasticValue(Value(*model), value.ranks());
+    return;
+  }
+  splitExceptionRanks(value, std::move(perRank), nranks);
 }
 
 // ------------------------------------------------------ file name formats ----
