@@ -297,8 +297,11 @@ private:
       }
       v->pointer = base && off ? std::optional<int64_t>(*base + *off) : std::nullopt;
     } else if (op == "pwrite" || op == "pwritev") {
+      const Description *d = descOf(e, "fd", r, idx);
       auto file = fdFile();
       auto off = param(e, "offset", r, idx), bytes = param(e, "result", r, idx);
+      if (d && d->append) // Linux appends whatever the offset (pwrite(2), BUGS)
+        off = extentOf(d->file);
       if (!bytes && op == "pwrite")
         bytes = param(e, "count", r, idx);
       if (file && off && bytes && *bytes > 0)
