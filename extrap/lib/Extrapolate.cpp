@@ -819,6 +819,39 @@ private:
     }
   }
 
+  /// The results of a read in one loop that changes from one iteration to
+  /// the next on some ranks (sequential reads across the end of the file):
+  /// per group of ranks with the same results, a table indexed by the loop.
+  static std::optional<ElasticValue> iterationTable(const ReadOutcome &o) {
+    if (o.loopDepth != 1)
+      return std::nullopt;
+    std::map<std::vector<int64_t>, std::vector<int64_t>> byResults;
+    for (const auto &[rank, results] : o.sequence)
+      byResults[results].push_back(rank);
+    if (byResults.size() > 4096)
+      return std::nullopt;
+    ElasticValue v;
+    for (auto &[results, ranks] : byResults) {
+      // The runtime's form (its IntraRank sequence fitter): a line where
+      // the results are affine in the index, else a table of the
+      // differences from the first result plus that result.
+      bool affine = true;
+      for (size_t k = 2; k < results.size() && affine; ++k)
+        affine = results[k] - results[k - 1] == results[1] - results[0];
+      Expr x(results.empty() ? 0 : results[0]);
+      if (results.size() > 1 && affine) {
+        x = x + Expr(results[1] - results[0]) * Expr::loopIndex(0);
+      } else if (results.size() > 1) {
+        std::vector<int64_t> shifted;
+        for (int64_t r : results)
+          shifted.push_back(r - results[0]);
+        x = Expr::table(std::move(shifted), Expr::loopIndex(0)) + x;
+      }
+      v.entries().push_back({RankList::fromRanks(std::move(ranks)), Value(std::move(x))});
+    }
+    return v;
+  }
+
   void computeReadResults(Trace &out) const {
     const auto sim = simulateReads(out, false);
     std::function<void(std::vector<Node> &, const std::string &)> fill = [&](std::vector<Node> &nodes,
@@ -844,16 +877,21 @@ private:
         for (Param &p : e.params)
           if (p.name == "result")
             result = &p;
-        if (o.iterationDependent)
+        if (o.iterationDependent) {
+          if (auto v = iterationTable(o)) {
+            result->value = std::move(*v);
+            continue;
+          }
           throw ExtrapError("cannot extrapolate parameter 'result' of " + where + ": at " +
                             std::to_string(options_.targetRanks) +
-                            " ranks a rank's result changes from one iteration to the next (a loop that reads "
-                            "across the end of the file)");
+                            " ranks a rank's result changes from one iteration to the next of nested loops (a "
+                            "loop that reads across the end of the file)");
+        }
         // Every rank read all it asked for: the result is the request, still a
         // formula of nranks (count, or count times the datatype's size).
         if (o.full) {
           const Param *count = e.param("count");
-          int64_t size = e.op == "pread" ? 1 : 0; // 0: not known
+          int64_t size = isPosixRead(e.op) ? 1 : 0; // 0: not known
           if (!size) {
             const Param *dt = e.param("datatype");
             const Expr *id = dt && dt->value.isUniform() ? std::get_if<Expr>(&dt->value.entries()[0].value) : nullptr;

@@ -25,6 +25,10 @@ struct ReadOutcome {
   bool iterationDependent = false;    ///< a rank's result changes with the loop index
   bool full = true;                   ///< every computed result is the requested byte count
   std::map<int64_t, int64_t> perRank; ///< computed result by rank (last iteration)
+  /// Computed results by rank in the order the rank ran the read (one per
+  /// iteration of the loops around it), and how many loops there are.
+  std::map<int64_t, std::vector<int64_t>> sequence;
+  size_t loopDepth = 0;
 };
 
 /// Walks `trace` in program order at its rank count, tracking the extent of
@@ -36,5 +40,8 @@ std::map<std::string, ReadOutcome> simulateReads(const sio::trace::Trace &trace,
 
 /// Whether op is a read whose result sio-extrap computes this way.
 bool isModeledRead(const std::string &op);
+
+/// Whether op is a POSIX read (its count is in bytes).
+bool isPosixRead(const std::string &op);
 
 } // namespace sio::extrap

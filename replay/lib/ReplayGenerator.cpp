@@ -4,6 +4,7 @@
 // objects, start-up model checks, input files, buffer size).
 #include "sio/replay/ReplayGenerator.h"
 
+#include "Rebuildable.h"
 #include "sio/replay/CodeEmitter.h"
 #include "sio/trace/Handles.h"
 #include "sio/trace/Summary.h"
@@ -261,7 +262,8 @@ struct LoopFrame {
 
 class Generator {
 public:
-  Generator(const Trace &trace, const ReplayOptions &options) : trace_(trace), options_(options) {}
+  Generator(const Trace &trace, const ReplayOptions &options)
+      : trace_(trace), options_(options), types_(trace, kNamedDatatypes) {}
 
   std::string run() {
     N_ = trace_.header.nranks;
@@ -435,6 +437,7 @@ private:
       body_.open("");
     body_.comment(site.empty() ? event.op + " (no source location)" : site);
     Params p(*this, node, depth);
+    checkObjects(node);
     std::vector<std::string> call = callText(node, p);
     noteRequestSizes(node, p, depth);
     noteWrites(node, p);
@@ -445,6 +448,51 @@ private:
     body_.line("afterCall();");
     if (elastic)
       body_.close();
+  }
+
+  /// Refuses a call that uses an object the replay cannot rebuild (a null
+  /// handle in the replay): a datatype missing from the table, built on a
+  /// type the runtime could not describe, or MPI_DATATYPE_NULL where the
+  /// application's call succeeded; a communicator without members. A call
+  /// that failed in the application may pass a null handle: the replay
+  /// expects the same failure.
+  void checkObjects(const Node &node) const {
+    const Event &e = node.event();
+    const bool failed = e.param("error") != nullptr;
+    auto refuse = [&](const std::string &what, const std::string &why) {
+      throw UnsupportedTrace(context_ + ": " + what + ", which the replay cannot rebuild: " + why);
+    };
+    for (const auto &param : e.params) {
+      if (namesDatatype(param.name)) {
+        auto ids = possibleIds(param.value);
+        if (!ids) {
+          for (const auto &t : trace_.datatypes)
+            if (types_.status(t.id).kind == Rebuild::Kind::Impossible)
+              refuse("its " + param.name + " is a formula, which may name datatype " + std::to_string(t.id),
+                     types_.status(t.id).why);
+          continue;
+        }
+        for (int64_t id : *ids) {
+          const Rebuild &r = types_.status(id);
+          if (r.kind == Rebuild::Kind::Impossible || (r.kind == Rebuild::Kind::Null && !failed))
+            refuse("its " + param.name + " is datatype " + std::to_string(id), r.why);
+        }
+      } else if (param.name == "newtype") {
+        // A constructor: the entries it made must be buildable.
+        for (const auto &t : trace_.datatypes)
+          if (madeAtEvent(t) && t.name == e.op && t.site == e.site) {
+            const Rebuild &r = types_.status(t.id);
+            if (r.kind == Rebuild::Kind::Impossible)
+              refuse("it made datatype " + std::to_string(t.id), r.why);
+          }
+      } else if ((param.name == "comm" || param.name == "peer_comm") && !failed) {
+        auto ids = possibleIds(param.value);
+        for (const auto &c : trace_.comms)
+          if (c.kind == "other" && members(c).empty() && (!ids || ids->count(c.id)))
+            refuse("its " + param.name + " is communicator " + std::to_string(c.id),
+                   "made by a call sio does not intercept, and the trace does not record its members");
+      }
+    }
   }
 
   std::string gapModel(const TimingStats &compute) {
@@ -1727,6 +1775,13 @@ private:
         continue;
       }
       out.comment("datatype " + std::to_string(t.id) + ": " + t.kind + (t.name.empty() ? "" : " " + t.name));
+      const Rebuild &r = types_.status(t.id);
+      if (r.kind == Rebuild::Kind::Impossible || r.kind == Rebuild::Kind::Null) {
+        // No replayed call uses it (checkObjects refused those): the null
+        // handle stays, and nothing passes it.
+        out.comment("not rebuilt (" + r.why + "); only failed or no calls use it");
+        continue;
+      }
       emitDatatype(out, t, done);
     }
     for (const auto &i : trace_.infos) {
@@ -1904,6 +1959,7 @@ private:
   std::map<const Event *, int64_t> newComms_;
   std::vector<int64_t> derivedTypes_;
   std::vector<std::string> approximations_; ///< objects not rebuilt exactly: header comment, start-up note
+  DatatypeGraph types_;                     ///< which datatypes can be rebuilt (Rebuildable.h)
 };
 
 } // namespace
