@@ -93,6 +93,9 @@ bool shiftsFit(const std::vector<std::pair<AccessStream, int64_t>> &streams, int
       if (__builtin_mul_overflow(slope, last - first, &shift) || __builtin_add_overflow(r.offset, shift, &offset) ||
           __builtin_mul_overflow(r.stride, r.count - 1, &span) || __builtin_add_overflow(offset, span, &end))
         return false;
+      for (const NestLevel &l : r.nest)
+        if (__builtin_mul_overflow(l.stride, l.count - 1, &span) || __builtin_add_overflow(end, span, &end))
+          return false;
     }
   return true;
 }
@@ -142,6 +145,80 @@ void finishGroup(SignatureGroup &g, const std::vector<Piece> &pieces) {
     for (int64_t r : p.ranks.ranks())
       g.initialPositions.emplace_back(r, p.position + p.slope * (r - p.first));
   std::sort(g.initialPositions.begin(), g.initialPositions.end());
+}
+
+int64_t runBytes(const Run &r) {
+  const int64_t one =
+      r.sizeStep == 0 ? r.sizeFirst * r.count : r.sizeFirst * r.count + r.sizeStep * (r.count * (r.count - 1) / 2);
+  return one * (r.total() / r.count);
+}
+
+/// The stream cut where its accesses move from one top-level loop of the
+/// trace to the next (consecutive top-level calls outside loops stay one
+/// phase): a program's phases, as its loops delimit them.
+std::vector<AccessStream> phasesOf(const AccessStream &stream) {
+  std::vector<AccessStream> out;
+  const trace::Node *current = nullptr;
+  for (const Run &r : stream.runs) {
+    const trace::Node *key = r.top && r.top->isLoop() ? r.top : nullptr;
+    if (out.empty() || key != current || (key == nullptr && out.back().runs.back().top->isLoop())) {
+      AccessStream p;
+      p.file = stream.file;
+      p.instance = stream.instance;
+      p.op = stream.op;
+      p.logicalOffsets = stream.logicalOffsets;
+      p.truncated = stream.truncated;
+      out.push_back(std::move(p));
+      current = key;
+    }
+    out.back().runs.push_back(r);
+    out.back().accesses += uint64_t(r.total());
+    out.back().bytes += runBytes(r);
+  }
+  if (!out.empty())
+    out.front().unknownPositions = stream.unknownPositions;
+  return out;
+}
+
+struct Described {
+  StreamSignature sig;
+  int64_t slope = 0;
+};
+
+/// The signatures of one rank's (or class's) streams: a stream that follows
+/// no pattern as a whole is described phase by phase when it has several;
+/// files of one name formula (`out.<i0>`) with equal signatures become one
+/// signature with a count of files.
+std::vector<Described> describe(const std::vector<std::pair<AccessStream, int64_t>> &streams, const Options &o) {
+  std::vector<Described> out;
+  for (const auto &[stream, slope] : streams) {
+    StreamSignature whole = detect(stream, o);
+    const bool patternless =
+        whole.pattern.spatial == Spatial::Random || whole.pattern.spatial == Spatial::VariableStrided;
+    std::vector<AccessStream> phases;
+    if (patternless)
+      phases = phasesOf(stream);
+    if (phases.size() < 2) {
+      out.push_back({std::move(whole), slope});
+      continue;
+    }
+    for (size_t i = 0; i < phases.size(); ++i) {
+      StreamSignature sig = detect(phases[i], o);
+      sig.phase = i;
+      sig.phases = phases.size();
+      out.push_back({std::move(sig), slope});
+    }
+  }
+  std::map<std::string, size_t> seen;
+  std::vector<Described> merged;
+  for (Described &d : out) {
+    auto [it, fresh] = seen.emplace(streamToJson(d.sig).dump() + "/" + std::to_string(d.slope), merged.size());
+    if (fresh)
+      merged.push_back(std::move(d));
+    else
+      ++merged[it->second].sig.fileInstances;
+  }
+  return merged;
 }
 
 } // namespace
@@ -207,19 +284,18 @@ SignatureReport analyze(const trace::Trace &trace, const Options &options) {
     if (uniform && !shiftsFit(*uniform, r0, *cls.last()))
       uniform.reset();
     if (uniform) {
-      for (size_t k = 0; k < uniform->size(); ++k) {
-        const auto &[stream, slope] = (*uniform)[k];
-        StreamSignature sig = detect(stream, options);
-        add(sig, Piece{cls, r0, sig.trace.initialPosition, slope}, k);
-      }
+      const std::vector<Described> sigs = describe(*uniform, options);
+      for (size_t k = 0; k < sigs.size(); ++k)
+        add(sigs[k].sig, Piece{cls, r0, sigs[k].sig.trace.initialPosition, sigs[k].slope}, k);
       continue;
     }
     for (int64_t rank : cls.ranks()) {
-      const std::vector<AccessStream> streams = extractStreams(trace, rank, options);
-      for (size_t k = 0; k < streams.size(); ++k) {
-        StreamSignature sig = detect(streams[k], options);
-        add(sig, Piece{trace::RankList::single(rank), rank, sig.trace.initialPosition, 0}, k);
-      }
+      std::vector<std::pair<AccessStream, int64_t>> streams;
+      for (AccessStream &s : extractStreams(trace, rank, options))
+        streams.emplace_back(std::move(s), 0);
+      const std::vector<Described> sigs = describe(streams, options);
+      for (size_t k = 0; k < sigs.size(); ++k)
+        add(sigs[k].sig, Piece{trace::RankList::single(rank), rank, sigs[k].sig.trace.initialPosition, 0}, k);
     }
   }
   if (report.groups.empty()) {
