@@ -32,6 +32,7 @@ std::optional<std::vector<Access>> expandSignature(const signature::TraceSignatu
   };
   int64_t p = sig.initialPosition;
   for (int64_t r = 0; r < sig.repetitions; ++r) {
+    p = sig.initialPosition; // each repetition starts over (or at its components' starts)
     for (int64_t cyc = 0; cyc < sig.cycles; ++cyc) {
       for (const auto &c : sig.components) {
         if (c.start)

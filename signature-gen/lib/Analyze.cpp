@@ -4,10 +4,12 @@
 // (`5308416*rank`), as Byna et al. SC08 §VI reports IOR's.
 #include "sio/signature/Signature.h"
 
+#include "RankMod.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 namespace sio::signature {
@@ -103,7 +105,61 @@ bool shiftsFit(const std::vector<std::pair<AccessStream, int64_t>> &streams, int
 /// Ranks, the initial position formula (an exact affine fit, integer
 /// coefficients, as fitAffineExpr over every rank would give) and, for small
 /// groups or without a formula, the per-rank positions.
-void finishGroup(SignatureGroup &g, const std::vector<Piece> &pieces) {
+/// The initial position as A*m + B*rank + C for a `%` term m of the trace
+/// (`32768*((rank + 1) % nranks)`), fitted exactly at both ends of every
+/// piece (m is affine on each piece, and so is the position).
+std::optional<trace::Expr> fitWithRankMod(const std::vector<Piece> &pieces, const std::vector<RankMod> &mods) {
+  std::vector<std::pair<int64_t, int64_t>> points; // (rank, position)
+  for (const Piece &p : pieces) {
+    points.emplace_back(p.first, p.position);
+    const int64_t last = *p.ranks.last();
+    if (last != p.first)
+      points.emplace_back(last, p.position + p.slope * (last - p.first));
+  }
+  using trace::Rational;
+  for (const RankMod &mod : mods) {
+    // Three points whose rows (m, rank, 1) are independent give A, B, C.
+    auto det3 = [](const std::array<std::array<Rational, 3>, 3> &x) {
+      return x[0][0] * (x[1][1] * x[2][2] - x[1][2] * x[2][1]) - x[0][1] * (x[1][0] * x[2][2] - x[1][2] * x[2][0]) +
+             x[0][2] * (x[1][0] * x[2][1] - x[1][1] * x[2][0]);
+    };
+    std::optional<std::array<Rational, 3>> coef;
+    for (size_t i = 0; i < points.size() && !coef && i < 8; ++i)
+      for (size_t j = i + 1; j < points.size() && !coef && j < 8; ++j)
+        for (size_t k = j + 1; k < points.size() && !coef && k < 8; ++k) {
+          std::array<std::array<Rational, 3>, 3> m;
+          std::array<Rational, 3> y;
+          size_t row = 0;
+          for (size_t idx : {i, j, k}) {
+            m[row] = {Rational(mod.valueAt(points[idx].first)), Rational(points[idx].first), Rational(1)};
+            y[row++] = Rational(points[idx].second);
+          }
+          const Rational d = det3(m);
+          if (d == Rational(0))
+            continue;
+          std::array<Rational, 3> c;
+          for (size_t col = 0; col < 3; ++col) {
+            auto mc = m;
+            for (size_t r = 0; r < 3; ++r)
+              mc[r][col] = y[r];
+            c[col] = det3(mc) / d;
+          }
+          coef = c;
+        }
+    if (!coef || !(*coef)[0].isInteger() || !(*coef)[1].isInteger() || !(*coef)[2].isInteger())
+      continue;
+    bool fits = true;
+    for (const auto &[rank, pos] : points)
+      fits =
+          fits && (*coef)[0] * Rational(mod.valueAt(rank)) + (*coef)[1] * Rational(rank) + (*coef)[2] == Rational(pos);
+    if (fits)
+      return trace::Expr((*coef)[0]) * trace::Expr::ofMonomial({{mod.atom, 1}}) +
+             trace::Expr((*coef)[1]) * trace::Expr::rank() + trace::Expr((*coef)[2]);
+  }
+  return std::nullopt;
+}
+
+void finishGroup(SignatureGroup &g, const std::vector<Piece> &pieces, const std::vector<RankMod> &mods) {
   std::vector<int64_t> singles;
   for (const Piece &p : pieces)
     if (p.ranks.size() == 1)
@@ -138,6 +194,13 @@ void finishGroup(SignatureGroup &g, const std::vector<Piece> &pieces) {
     }
     if (fits && slope->isInteger() && intercept->isInteger())
       g.initialPosition = trace::Expr(*intercept) + trace::Expr(*slope) * trace::Expr::rank();
+    else if (pieces.size() <= 4096) {
+      try {
+        g.initialPosition = fitWithRankMod(pieces, mods);
+      } catch (const std::exception &) {
+        // coefficients beyond 64 bits: no formula, positions are listed
+      }
+    }
   }
   if (g.initialPosition && total > kListedPositions)
     return;
@@ -251,6 +314,18 @@ SignatureReport analyze(const trace::Trace &trace, const Options &options) {
   // classes. Classes whose values depend on the rank otherwise are analysed
   // rank by rank.
   std::vector<trace::RankList> classes = rankClasses(trace, options);
+  // `%` terms of the rank in positions are affine on pieces of the ranks:
+  // cut the classes there, so each piece is still analysed once.
+  const std::vector<RankMod> mods = options.rank ? std::vector<RankMod>{} : rankMods(trace);
+  if (!mods.empty())
+    classes = splitByRankMods(std::move(classes), mods, trace.header.nranks, 1024);
+  int64_t analysed = 0;
+  auto progress = [&](int64_t ranks) {
+    const int64_t before = analysed;
+    analysed += ranks;
+    if (options.progress && (analysed >> 12) != (before >> 12))
+      options.progress(analysed, options.rank ? 1 : trace.header.nranks);
+  };
 
   std::map<std::string, size_t> groupOf;
   std::vector<std::vector<Piece>> pieces;
@@ -280,13 +355,14 @@ SignatureReport analyze(const trace::Trace &trace, const Options &options) {
     const int64_t r0 = *cls.first();
     std::optional<std::vector<std::pair<AccessStream, int64_t>>> uniform;
     if (cls.size() > 1)
-      uniform = extractUniformStreams(trace, r0, options);
+      uniform = extractUniformStreams(trace, r0, options, &cls);
     if (uniform && !shiftsFit(*uniform, r0, *cls.last()))
       uniform.reset();
     if (uniform) {
       const std::vector<Described> sigs = describe(*uniform, options);
       for (size_t k = 0; k < sigs.size(); ++k)
         add(sigs[k].sig, Piece{cls, r0, sigs[k].sig.trace.initialPosition, sigs[k].slope}, k);
+      progress(cls.size());
       continue;
     }
     for (int64_t rank : cls.ranks()) {
@@ -296,6 +372,7 @@ SignatureReport analyze(const trace::Trace &trace, const Options &options) {
       const std::vector<Described> sigs = describe(streams, options);
       for (size_t k = 0; k < sigs.size(); ++k)
         add(sigs[k].sig, Piece{trace::RankList::single(rank), rank, sigs[k].sig.trace.initialPosition, 0}, k);
+      progress(1);
     }
   }
   if (report.groups.empty()) {
@@ -312,7 +389,7 @@ SignatureReport analyze(const trace::Trace &trace, const Options &options) {
   std::vector<SignatureGroup> sorted;
   for (size_t i : order) {
     SignatureGroup g = std::move(report.groups[i]);
-    finishGroup(g, pieces[i]);
+    finishGroup(g, pieces[i], mods);
     sorted.push_back(std::move(g));
   }
   report.groups = std::move(sorted);

@@ -15,6 +15,8 @@
 // index becomes one Run, whatever its iteration count.
 #include "sio/signature/Signature.h"
 
+#include "RankMod.h"
+
 #include "sio/trace/Summary.h"
 
 #include <algorithm>
@@ -120,23 +122,6 @@ struct HandleState {
   int64_t pointerSlope = 0; ///< symbolic mode: bytes the pointer grows per rank
 };
 
-/// `e` as `slope*rank + (terms without rank)` once nranks is bound: the
-/// slope, or nullopt when rank appears otherwise (in a product, a `%`, a
-/// table) or the slope is not an integer.
-std::optional<int64_t> rankSlope(const Expr &e, int64_t nranks) {
-  if (!e.dependsOnRank())
-    return 0;
-  const Expr b = e.bindNRanks(nranks);
-  const trace::Monomial linear{{trace::Atom::rank(), 1}};
-  auto it = b.terms().find(linear);
-  if (it == b.terms().end())
-    return std::nullopt;
-  const Expr rest = b - Expr::ofMonomial(linear, it->second);
-  if (rest.dependsOnRank())
-    return std::nullopt;
-  return it->second.asInteger();
-}
-
 /// Whether a filetype lays its bytes out contiguously (size == extent, or a
 /// kind that is always contiguous).
 bool contiguousType(const Trace &t, int64_t id, int64_t rank, int depth = 0) {
@@ -163,8 +148,9 @@ bool contiguousType(const Trace &t, int64_t id, int64_t rank, int depth = 0) {
 
 class Extractor {
 public:
-  Extractor(const Trace &t, int64_t rank, const Options &o, bool symbolic = false)
-      : t_(t), rank_(rank), o_(o), symbolic_(symbolic) {
+  Extractor(const Trace &t, int64_t rank, const Options &o, bool symbolic = false,
+            const trace::RankList *ranks = nullptr)
+      : t_(t), rank_(rank), o_(o), symbolic_(symbolic), ranks_(ranks) {
     if (symbolic_)
       for (const trace::ObjectEntry &d : t_.datatypes)
         for (const auto &[name, values] : d.fields)
@@ -235,7 +221,7 @@ private:
   std::optional<int64_t> slopeOf(const Expr &e) {
     auto it = slopeCache_.find(&e);
     if (it == slopeCache_.end())
-      it = slopeCache_.emplace(&e, rankSlope(e, t_.header.nranks)).first;
+      it = slopeCache_.emplace(&e, rankSlopeOver(e, t_.header.nranks, ranks_)).first;
     return it->second;
   }
 
@@ -810,6 +796,7 @@ private:
   int64_t rank_;
   const Options &o_;
   bool symbolic_ = false;
+  const trace::RankList *ranks_ = nullptr; ///< symbolic mode: the class's ranks, for `%` terms of the rank
   bool failed_ = false;
   std::vector<int64_t> slopes_;
   std::map<const Expr *, std::optional<int64_t>> slopeCache_;
@@ -835,9 +822,9 @@ std::vector<AccessStream> extractStreams(const Trace &trace, int64_t rank, const
   return Extractor(trace, rank, options).run();
 }
 
-std::optional<std::vector<std::pair<AccessStream, int64_t>>> extractUniformStreams(const Trace &trace, int64_t rank,
-                                                                                   const Options &options) {
-  Extractor x(trace, rank, options, true);
+std::optional<std::vector<std::pair<AccessStream, int64_t>>>
+extractUniformStreams(const Trace &trace, int64_t rank, const Options &options, const trace::RankList *ranks) {
+  Extractor x(trace, rank, options, true, ranks);
   std::vector<AccessStream> streams = x.run();
   if (!x.exact())
     return std::nullopt;

@@ -285,10 +285,11 @@ std::vector<AccessStream> extractStreams(const trace::Trace &trace, int64_t rank
 /// memberships, each with the bytes its positions move per rank: rank r's
 /// stream is rank `rank`'s shifted by slope*(r - rank). nullopt when some
 /// value the analysis uses depends on the rank otherwise (then each rank
-/// needs its own extractStreams).
-std::optional<std::vector<std::pair<AccessStream, int64_t>>> extractUniformStreams(const trace::Trace &trace,
-                                                                                   int64_t rank,
-                                                                                   const Options &options);
+/// needs its own extractStreams). With `ranks` (the class, `rank` its
+/// first), `%` terms of the rank that are affine on the class count too.
+std::optional<std::vector<std::pair<AccessStream, int64_t>>>
+extractUniformStreams(const trace::Trace &trace, int64_t rank, const Options &options,
+                      const trace::RankList *ranks = nullptr);
 
 StreamSignature detect(const AccessStream &stream, const Options &options);
 
