@@ -2,7 +2,9 @@
 # Cost of the offline tools at scale (issue 17 item 1): traces
 # lit-tests/runtime/ior.cpp at 4, 8, 12 and 16 ranks, extrapolates to 1,024,
 # 65,536 and 1,048,576 ranks and times sio-extrap, sio-trace stats,
-# sio-trace dump, sio-signature and sio-extrap --emit-replay on each: median
+# sio-trace dump, sio-signature and sio-extrap --emit-replay on each; then
+# the same for sio-signature on lit-tests/signature/Inputs/neighbor.c, whose
+# offsets hold `(rank + 1) % nranks` (issue 32): median
 # wall time of RUNS runs (ms clock around /usr/bin/time), peak RSS from
 # /usr/bin/time. Prints a Markdown
 # table (with the machine, date and command) for docs/scale.md.
@@ -20,6 +22,14 @@ cd "$work"
 sio_cxx -O1 "$src/lit-tests/runtime/ior.cpp" -o ior
 for n in 4 8 12 16; do
   SIO_TRACE_FILE=s$n.json "$mpiexec" -n $n ./ior >/dev/null
+done
+if [ -f "$build/lib/siotrace.so" ]; then
+  "$bin/sio-cc" -O1 "$src/lit-tests/signature/Inputs/neighbor.c" -o neighbor
+else
+  "$bin/sio-cc" --sio-no-plugin -O1 "$src/lit-tests/signature/Inputs/neighbor.c" -o neighbor
+fi
+for n in 4 8 12 16; do
+  SIO_TRACE_FILE=n$n.json "$mpiexec" -n $n ./neighbor >/dev/null 2>&1
 done
 
 # median wall seconds and max peak RSS (MB) of a command over $runs runs
@@ -44,10 +54,26 @@ echo
 echo "| ranks | trace | sio-extrap (4 traces) | sio-trace stats | sio-trace dump | sio-signature | --emit-replay |"
 echo "| ---: | ---: | --- | --- | --- | --- | --- |"
 for n in 1024 65536 1048576; do
+  # sio-extrap refuses what it cannot extrapolate (reads' results beyond the
+  # ranks it simulates): the row says so and the other sizes still run.
+  if ! "$bin/sio-extrap" s4.json s8.json s12.json s16.json --ranks $n -o x$n.json 2>refusal; then
+    echo "| $n | - | refused: $(head -c 160 refusal | tr '\n|' '  ') | | | | |"
+    continue
+  fi
   ext=$(measure "$bin/sio-extrap" s4.json s8.json s12.json s16.json --ranks $n -o x$n.json)
   st=$(measure "$bin/sio-trace" stats x$n.json)
   du=$(measure "$bin/sio-trace" dump x$n.json)
   si=$(measure "$bin/sio-signature" x$n.json)
   re=$(measure "$bin/sio-extrap" x$n.json --emit-replay r$n.cpp)
   echo "| $n | $(wc -c <x$n.json) B | $ext | $st | $du | $si | $re |"
+done
+echo
+echo "Offsets with \`(rank + 1) % nranks\`: lit-tests/signature/Inputs/neighbor.c traced at 4/8/12/16 ranks, extrapolated."
+echo
+echo "| ranks | trace | sio-extrap (4 traces) | sio-signature | signature lines |"
+echo "| ---: | ---: | --- | --- | ---: |"
+for n in 1024 65536 1048576; do
+  ext=$(measure "$bin/sio-extrap" n4.json n8.json n12.json n16.json --ranks $n -o y$n.json)
+  si=$(measure "$bin/sio-signature" y$n.json)
+  echo "| $n | $(wc -c <y$n.json) B | $ext | $si | $("$bin/sio-signature" y$n.json | wc -l) |"
 done

@@ -235,11 +235,14 @@ std::optional<int64_t> rankStart(const signature::SignatureReport &report, const
   return std::nullopt;
 }
 
-/// Pick the rank's read signature for the file; set the predictor.
+/// Pick the rank's read signature for the file; set the predictor. A file
+/// read in phases (docs/signatures.md: one signature per phase) gets the
+/// phases' plans one after the other, each placed by its own rank rule.
 void chooseSignature(FileState &f, const std::string &sigPath) {
   auto report = loadReport(sigPath);
   if (!report)
     return;
+  std::vector<const signature::SignatureGroup *> phases;
   for (const auto &group : report->groups) {
     const auto &s = group.signature;
     if (s.trace.op == signature::Operation::Write || !group.ranks.contains(g().rank))
@@ -247,21 +250,42 @@ void chooseSignature(FileState &f, const std::string &sigPath) {
     if (s.file < 0 || size_t(s.file) >= report->fileNames.size() ||
         !nameMatches(report->fileNames[size_t(s.file)], f.name))
       continue;
-    if (s.pattern.spatial == signature::Spatial::Random) {
-      f.mode = "signature";
-      f.disable("random pattern signature");
-      return;
-    }
-    if (auto plan = expandSignature(s.trace); plan && !plan->empty()) {
-      f.plan = std::move(*plan);
-      f.placed = rankStart(*report, group, g().rank, g().nranks);
-      if (f.placed)
-        *f.placed -= s.trace.initialPosition;
-      f.predictor = Predictor(f.plan, f.placed);
-      f.mode = "signature";
-    }
+    if (!phases.empty() && (s.phases < 2 || s.file != phases.front()->signature.file))
+      break; // the first stream of the file, all its phases
+    phases.push_back(&group);
+    if (s.phases < 2)
+      break;
+  }
+  if (phases.empty())
+    return;
+  f.mode = "signature";
+  if (phases.size() == 1 && phases[0]->signature.pattern.spatial == signature::Spatial::Random) {
+    f.disable("random pattern signature");
     return;
   }
+  std::vector<Access> plan;
+  std::optional<int64_t> placed = 0;
+  for (const signature::SignatureGroup *group : phases) {
+    const auto &s = group->signature;
+    auto part = expandSignature(s.trace);
+    if (!part || part->empty())
+      continue; // a phase without a plan: the predictor adjusts past it
+    auto start = rankStart(*report, *group, g().rank, g().nranks);
+    if (phases.size() == 1) {
+      placed = start ? std::optional<int64_t>(*start - s.trace.initialPosition) : std::nullopt;
+    } else if (start) {
+      for (Access &a : *part)
+        a.offset += *start - s.trace.initialPosition;
+    } else {
+      placed.reset();
+    }
+    plan.insert(plan.end(), part->begin(), part->end());
+  }
+  if (plan.empty())
+    return;
+  f.plan = std::move(plan);
+  f.placed = placed;
+  f.predictor = Predictor(f.plan, f.placed);
 }
 
 // --- The prefetch thread

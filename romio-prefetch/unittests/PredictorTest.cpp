@@ -36,6 +36,40 @@ TEST(ExpandSignature, NestedStridedFollowsTheNotation) {
   EXPECT_EQ(offs, (std::vector<int64_t>{0, 100, 200, 300, 1300, 1400, 1500, 1600}));
 }
 
+TEST(ExpandSignature, LoopNestLevelByLevel) {
+  // [(1000, 100), 10, (2, 2, 3)] from 50: 50 + 1000*i + 100*j + 10*k.
+  TraceSignature t = strided(50, 10, 10, 3);
+  t.components[0].nest = {{1000, 2}, {100, 2}};
+  auto plan = expandSignature(t);
+  ASSERT_TRUE(plan);
+  std::vector<int64_t> offs;
+  for (auto &a : *plan)
+    offs.push_back(a.offset);
+  EXPECT_EQ(offs, (std::vector<int64_t>{50, 60, 70, 150, 160, 170, 1050, 1060, 1070, 1150, 1160, 1170}));
+}
+
+TEST(ExpandSignature, ContiguousPiecesByTheirSizes) {
+  TraceSignature t = strided(7, 0, 0, 4);
+  t.components[0].strideKind = StrideKind::Contiguous;
+  t.components[0].size.regular = false;
+  t.components[0].size.min = 3;
+  t.components[0].size.max = 900;
+  t.components[0].size.values = {100, 3, 900, 50};
+  auto plan = expandSignature(t);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(*plan, (std::vector<Access>{{7, 100}, {107, 3}, {110, 900}, {1010, 50}}));
+  t.components[0].size.values.clear(); // sizes not listed: no plan
+  EXPECT_FALSE(expandSignature(t));
+}
+
+TEST(ExpandSignature, RepetitionsStartOver) {
+  TraceSignature t = strided(0, 8192, 4096, 2);
+  t.repetitions = 2;
+  auto plan = expandSignature(t);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(*plan, (std::vector<Access>{{0, 4096}, {8192, 4096}, {0, 4096}, {8192, 4096}}));
+}
+
 TEST(ExpandSignature, RandomHasNoPlan) {
   TraceSignature t = strided(0, 100, 10, 3);
   t.components[0].strideKind = StrideKind::Random;

@@ -4,10 +4,12 @@
 // (`5308416*rank`), as Byna et al. SC08 §VI reports IOR's.
 #include "sio/signature/Signature.h"
 
+#include "RankMod.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 namespace sio::signature {
@@ -93,6 +95,9 @@ bool shiftsFit(const std::vector<std::pair<AccessStream, int64_t>> &streams, int
       if (__builtin_mul_overflow(slope, last - first, &shift) || __builtin_add_overflow(r.offset, shift, &offset) ||
           __builtin_mul_overflow(r.stride, r.count - 1, &span) || __builtin_add_overflow(offset, span, &end))
         return false;
+      for (const NestLevel &l : r.nest)
+        if (__builtin_mul_overflow(l.stride, l.count - 1, &span) || __builtin_add_overflow(end, span, &end))
+          return false;
     }
   return true;
 }
@@ -100,15 +105,80 @@ bool shiftsFit(const std::vector<std::pair<AccessStream, int64_t>> &streams, int
 /// Ranks, the initial position formula (an exact affine fit, integer
 /// coefficients, as fitAffineExpr over every rank would give) and, for small
 /// groups or without a formula, the per-rank positions.
-void finishGroup(SignatureGroup &g, const std::vector<Piece> &pieces) {
-  std::vector<int64_t> singles;
+/// The initial position as A*m + B*rank + C for a `%` term m of the trace
+/// (`32768*((rank + 1) % nranks)`), fitted exactly at both ends of every
+/// piece (m is affine on each piece, and so is the position).
+std::optional<trace::Expr> fitWithRankMod(const std::vector<Piece> &pieces, const std::vector<RankMod> &mods) {
+  std::vector<std::pair<int64_t, int64_t>> points; // (rank, position)
+  for (const Piece &p : pieces) {
+    points.emplace_back(p.first, p.position);
+    const int64_t last = *p.ranks.last();
+    if (last != p.first)
+      points.emplace_back(last, p.position + p.slope * (last - p.first));
+  }
+  using trace::Rational;
+  for (const RankMod &mod : mods) {
+    // Three points whose rows (m, rank, 1) are independent give A, B, C.
+    auto det3 = [](const std::array<std::array<Rational, 3>, 3> &x) {
+      return x[0][0] * (x[1][1] * x[2][2] - x[1][2] * x[2][1]) - x[0][1] * (x[1][0] * x[2][2] - x[1][2] * x[2][0]) +
+             x[0][2] * (x[1][0] * x[2][1] - x[1][1] * x[2][0]);
+    };
+    std::optional<std::array<Rational, 3>> coef;
+    for (size_t i = 0; i < points.size() && !coef && i < 8; ++i)
+      for (size_t j = i + 1; j < points.size() && !coef && j < 8; ++j)
+        for (size_t k = j + 1; k < points.size() && !coef && k < 8; ++k) {
+          std::array<std::array<Rational, 3>, 3> m;
+          std::array<Rational, 3> y;
+          size_t row = 0;
+          for (size_t idx : {i, j, k}) {
+            m[row] = {Rational(mod.valueAt(points[idx].first)), Rational(points[idx].first), Rational(1)};
+            y[row++] = Rational(points[idx].second);
+          }
+          const Rational d = det3(m);
+          if (d == Rational(0))
+            continue;
+          std::array<Rational, 3> c;
+          for (size_t col = 0; col < 3; ++col) {
+            auto mc = m;
+            for (size_t r = 0; r < 3; ++r)
+              mc[r][col] = y[r];
+            c[col] = det3(mc) / d;
+          }
+          coef = c;
+        }
+    if (!coef || !(*coef)[0].isInteger() || !(*coef)[1].isInteger() || !(*coef)[2].isInteger())
+      continue;
+    bool fits = true;
+    for (const auto &[rank, pos] : points)
+      fits =
+          fits && (*coef)[0] * Rational(mod.valueAt(rank)) + (*coef)[1] * Rational(rank) + (*coef)[2] == Rational(pos);
+    if (fits)
+      return trace::Expr((*coef)[0]) * trace::Expr::ofMonomial({{mod.atom, 1}}) +
+             trace::Expr((*coef)[1]) * trace::Expr::rank() + trace::Expr((*coef)[2]);
+  }
+  return std::nullopt;
+}
+
+void finishGroup(SignatureGroup &g, const std::vector<Piece> &pieces, const std::vector<RankMod> &mods) {
+  // The pieces' blocks, abutting intervals joined: RankList::unite of pieces
+  // it cannot combine lists every rank (9 MB at 2^20 ranks).
+  std::vector<trace::RankBlock> blocks;
   for (const Piece &p : pieces)
-    if (p.ranks.size() == 1)
-      singles.push_back(p.first);
-  g.ranks = trace::RankList::fromRanks(singles);
-  for (const Piece &p : pieces)
-    if (p.ranks.size() > 1)
-      g.ranks = g.ranks.unite(p.ranks);
+    for (const trace::RankBlock &b : p.ranks.blocks())
+      blocks.push_back(b);
+  std::sort(blocks.begin(), blocks.end(), [](const auto &x, const auto &y) { return x.start < y.start; });
+  auto interval = [](const trace::RankBlock &b) {
+    return b.dims.empty() || (b.dims.size() == 1 && (b.dims[0].stride == 1 || b.dims[0].count == 1));
+  };
+  std::vector<trace::RankBlock> joined;
+  for (const trace::RankBlock &b : blocks) {
+    if (!joined.empty() && interval(joined.back()) && interval(b) && joined.back().last() + 1 == b.start) {
+      joined.back().dims = {{1, joined.back().size() + b.size()}};
+      continue;
+    }
+    joined.push_back(b);
+  }
+  g.ranks = trace::RankList::fromBlocks(std::move(joined));
   const int64_t total = g.ranks.size();
   if (total == 1) {
     g.initialPosition = trace::Expr(pieces.front().position);
@@ -135,6 +205,13 @@ void finishGroup(SignatureGroup &g, const std::vector<Piece> &pieces) {
     }
     if (fits && slope->isInteger() && intercept->isInteger())
       g.initialPosition = trace::Expr(*intercept) + trace::Expr(*slope) * trace::Expr::rank();
+    else if (pieces.size() <= 4096) {
+      try {
+        g.initialPosition = fitWithRankMod(pieces, mods);
+      } catch (const std::exception &) {
+        // coefficients beyond 64 bits: no formula, positions are listed
+      }
+    }
   }
   if (g.initialPosition && total > kListedPositions)
     return;
@@ -142,6 +219,80 @@ void finishGroup(SignatureGroup &g, const std::vector<Piece> &pieces) {
     for (int64_t r : p.ranks.ranks())
       g.initialPositions.emplace_back(r, p.position + p.slope * (r - p.first));
   std::sort(g.initialPositions.begin(), g.initialPositions.end());
+}
+
+int64_t runBytes(const Run &r) {
+  const int64_t one =
+      r.sizeStep == 0 ? r.sizeFirst * r.count : r.sizeFirst * r.count + r.sizeStep * (r.count * (r.count - 1) / 2);
+  return one * (r.total() / r.count);
+}
+
+/// The stream cut where its accesses move from one top-level loop of the
+/// trace to the next (consecutive top-level calls outside loops stay one
+/// phase): a program's phases, as its loops delimit them.
+std::vector<AccessStream> phasesOf(const AccessStream &stream) {
+  std::vector<AccessStream> out;
+  const trace::Node *current = nullptr;
+  for (const Run &r : stream.runs) {
+    const trace::Node *key = r.top && r.top->isLoop() ? r.top : nullptr;
+    if (out.empty() || key != current || (key == nullptr && out.back().runs.back().top->isLoop())) {
+      AccessStream p;
+      p.file = stream.file;
+      p.instance = stream.instance;
+      p.op = stream.op;
+      p.logicalOffsets = stream.logicalOffsets;
+      p.truncated = stream.truncated;
+      out.push_back(std::move(p));
+      current = key;
+    }
+    out.back().runs.push_back(r);
+    out.back().accesses += uint64_t(r.total());
+    out.back().bytes += runBytes(r);
+  }
+  if (!out.empty())
+    out.front().unknownPositions = stream.unknownPositions;
+  return out;
+}
+
+struct Described {
+  StreamSignature sig;
+  int64_t slope = 0;
+};
+
+/// The signatures of one rank's (or class's) streams: a stream that follows
+/// no pattern as a whole is described phase by phase when it has several;
+/// files of one name formula (`out.<i0>`) with equal signatures become one
+/// signature with a count of files.
+std::vector<Described> describe(const std::vector<std::pair<AccessStream, int64_t>> &streams, const Options &o) {
+  std::vector<Described> out;
+  for (const auto &[stream, slope] : streams) {
+    StreamSignature whole = detect(stream, o);
+    const bool patternless =
+        whole.pattern.spatial == Spatial::Random || whole.pattern.spatial == Spatial::VariableStrided;
+    std::vector<AccessStream> phases;
+    if (patternless)
+      phases = phasesOf(stream);
+    if (phases.size() < 2) {
+      out.push_back({std::move(whole), slope});
+      continue;
+    }
+    for (size_t i = 0; i < phases.size(); ++i) {
+      StreamSignature sig = detect(phases[i], o);
+      sig.phase = i;
+      sig.phases = phases.size();
+      out.push_back({std::move(sig), slope});
+    }
+  }
+  std::map<std::string, size_t> seen;
+  std::vector<Described> merged;
+  for (Described &d : out) {
+    auto [it, fresh] = seen.emplace(streamToJson(d.sig).dump() + "/" + std::to_string(d.slope), merged.size());
+    if (fresh)
+      merged.push_back(std::move(d));
+    else
+      ++merged[it->second].sig.fileInstances;
+  }
+  return merged;
 }
 
 } // namespace
@@ -174,6 +325,18 @@ SignatureReport analyze(const trace::Trace &trace, const Options &options) {
   // classes. Classes whose values depend on the rank otherwise are analysed
   // rank by rank.
   std::vector<trace::RankList> classes = rankClasses(trace, options);
+  // `%` terms of the rank in positions are affine on pieces of the ranks:
+  // cut the classes there, so each piece is still analysed once.
+  const std::vector<RankMod> mods = options.rank ? std::vector<RankMod>{} : rankMods(trace);
+  if (!mods.empty())
+    classes = splitByRankMods(std::move(classes), mods, trace.header.nranks, 1024);
+  int64_t analysed = 0;
+  auto progress = [&](int64_t ranks) {
+    const int64_t before = analysed;
+    analysed += ranks;
+    if (options.progress && (analysed >> 12) != (before >> 12))
+      options.progress(analysed, options.rank ? 1 : trace.header.nranks);
+  };
 
   std::map<std::string, size_t> groupOf;
   std::vector<std::vector<Piece>> pieces;
@@ -203,23 +366,24 @@ SignatureReport analyze(const trace::Trace &trace, const Options &options) {
     const int64_t r0 = *cls.first();
     std::optional<std::vector<std::pair<AccessStream, int64_t>>> uniform;
     if (cls.size() > 1)
-      uniform = extractUniformStreams(trace, r0, options);
+      uniform = extractUniformStreams(trace, r0, options, &cls);
     if (uniform && !shiftsFit(*uniform, r0, *cls.last()))
       uniform.reset();
     if (uniform) {
-      for (size_t k = 0; k < uniform->size(); ++k) {
-        const auto &[stream, slope] = (*uniform)[k];
-        StreamSignature sig = detect(stream, options);
-        add(sig, Piece{cls, r0, sig.trace.initialPosition, slope}, k);
-      }
+      const std::vector<Described> sigs = describe(*uniform, options);
+      for (size_t k = 0; k < sigs.size(); ++k)
+        add(sigs[k].sig, Piece{cls, r0, sigs[k].sig.trace.initialPosition, sigs[k].slope}, k);
+      progress(cls.size());
       continue;
     }
     for (int64_t rank : cls.ranks()) {
-      const std::vector<AccessStream> streams = extractStreams(trace, rank, options);
-      for (size_t k = 0; k < streams.size(); ++k) {
-        StreamSignature sig = detect(streams[k], options);
-        add(sig, Piece{trace::RankList::single(rank), rank, sig.trace.initialPosition, 0}, k);
-      }
+      std::vector<std::pair<AccessStream, int64_t>> streams;
+      for (AccessStream &s : extractStreams(trace, rank, options))
+        streams.emplace_back(std::move(s), 0);
+      const std::vector<Described> sigs = describe(streams, options);
+      for (size_t k = 0; k < sigs.size(); ++k)
+        add(sigs[k].sig, Piece{trace::RankList::single(rank), rank, sigs[k].sig.trace.initialPosition, 0}, k);
+      progress(1);
     }
   }
   if (report.groups.empty()) {
@@ -236,7 +400,7 @@ SignatureReport analyze(const trace::Trace &trace, const Options &options) {
   std::vector<SignatureGroup> sorted;
   for (size_t i : order) {
     SignatureGroup g = std::move(report.groups[i]);
-    finishGroup(g, pieces[i]);
+    finishGroup(g, pieces[i], mods);
     sorted.push_back(std::move(g));
   }
   report.groups = std::move(sorted);

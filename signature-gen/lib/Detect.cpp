@@ -28,6 +28,9 @@ namespace sio::signature {
 
 namespace {
 
+/// Most loop nests under a table of starts described one component each.
+constexpr size_t kMaxTableComponents = 16;
+
 /// Longest cycle of segments the k-d detector looks for: the 2-d and 3-d
 /// patterns of Figure 3, with room for 3-d loops whose inner rows are short.
 constexpr size_t kMaxCycle = 8;
@@ -114,7 +117,7 @@ Component componentOf(const Segment &s) {
 
 bool runsEqual(const Run &a, const Run &b) {
   return a.offset == b.offset && a.stride == b.stride && a.count == b.count && a.sizeFirst == b.sizeFirst &&
-         a.sizeStep == b.sizeStep && a.op == b.op;
+         a.sizeStep == b.sizeStep && a.op == b.op && a.nest == b.nest;
 }
 
 /// Smallest p < runs.size() with runs periodic in p and size divisible by p.
@@ -252,6 +255,7 @@ std::optional<Shape> evolvingShape(const std::vector<Run> &runs) {
     Run run;
   };
   std::vector<std::vector<Part>> groups;
+  bool positional = false;
   const trace::Node *top = runs[0].top;
   int64_t iteration = runs[0].topIteration;
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -264,22 +268,27 @@ std::optional<Shape> evolvingShape(const std::vector<Run> &runs) {
     }
     auto &g = groups.back();
     if (!g.empty() && g.back().component == r.component) {
-      // Several runs of one component in one repetition must chain up.
+      // Several runs of one component in one repetition chain up when they
+      // can; loop nests under a table (one per table entry) stay apart and
+      // are matched by position.
       Run &p = g.back().run;
       const int64_t stride = p.count > 1 ? p.stride : r.offset - p.offset;
-      if (r.offset != p.lastOffset() + stride || (r.count > 1 && r.stride != stride) || r.sizeStep != 0 ||
-          p.sizeStep != 0 || r.sizeFirst != p.sizeFirst)
+      if (r.nest.empty() && p.nest.empty() && r.offset == p.lastOffset() + stride &&
+          (r.count <= 1 || r.stride == stride) && r.sizeStep == 0 && p.sizeStep == 0 && r.sizeFirst == p.sizeFirst) {
+        p.stride = stride;
+        p.count += r.count;
+        continue;
+      }
+      if (r.nest.empty() && p.nest.empty())
         return std::nullopt;
-      p.stride = stride;
-      p.count += r.count;
-      continue;
+      positional = true;
     }
     g.push_back({r.component, r});
   }
   if (groups.size() < 2)
     return std::nullopt;
   const size_t k = groups[0].size();
-  if (k == 0 || k > 3)
+  if (k == 0 || k > (positional ? kMaxTableComponents : 3))
     return std::nullopt;
   for (const auto &g : groups) {
     if (g.size() != k)
@@ -290,11 +299,14 @@ std::optional<Shape> evolvingShape(const std::vector<Run> &runs) {
   }
   const int64_t initial = runs[0].offset;
   Shape s;
+  size_t levels = 0;
   for (size_t j = 0; j < k; ++j) {
     std::vector<int64_t> starts, counts;
     std::optional<int64_t> stride, sizeFirst, sizeStep;
     for (const auto &g : groups) {
       const Run &r = g[j].run;
+      if (r.nest != groups[0][j].run.nest)
+        return std::nullopt;
       starts.push_back(r.offset - initial);
       counts.push_back(r.count);
       if (r.count >= 2) {
@@ -319,11 +331,15 @@ std::optional<Shape> evolvingShape(const std::vector<Run> &runs) {
     c.stride = stride.value_or(0);
     c.size.progression = {*sizeFirst, sizeStep.value_or(0)};
     c.count = *count;
+    c.nest = groups[0][j].run.nest;
+    levels = std::max(levels, c.nest.size());
     s.components.push_back(c);
   }
   s.repetitions = int64_t(groups.size());
   s.spatial = Spatial::KdStrided;
-  s.dimension = std::max<int>(int(k), 2);
+  // One dimension per component (LU) or per level of the deepest nest, the
+  // repetitions being the outermost one.
+  s.dimension = levels ? int(levels) + 2 : std::max<int>(int(k), 2);
   return s;
 }
 
@@ -389,7 +405,87 @@ SizePattern overallSizes(const std::vector<Run> &runs) {
   return sp;
 }
 
+/// One loop nest read off the trace: its levels are the signature.
+Shape nestShape(const Run &r) {
+  Shape s;
+  Component c;
+  c.stride = r.stride;
+  c.size.progression = {r.sizeFirst, r.sizeStep};
+  c.count = {r.count, 0};
+  c.nest = r.nest;
+  s.components.push_back(c);
+  s.spatial = Spatial::KdStrided;
+  s.dimension = int(r.nest.size()) + 1;
+  return s;
+}
+
+/// Every access starts where the previous one ended, whatever the sizes
+/// (a region written in pieces): contiguous, sizes listed when few.
+std::optional<Shape> contiguousShape(const std::vector<Run> &runs, uint64_t accesses) {
+  std::vector<int64_t> sizes;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Run &r = runs[i];
+    if (!r.nest.empty() || (r.count > 1 && (r.sizeStep != 0 || r.stride != r.sizeFirst)))
+      return std::nullopt;
+    if (i + 1 < runs.size() && runs[i + 1].offset != r.lastOffset() + r.lastSize())
+      return std::nullopt;
+    if (accesses <= kListedSizes)
+      for (int64_t k = 0; k < r.count; ++k)
+        sizes.push_back(r.sizeFirst);
+  }
+  Shape s;
+  Component c;
+  c.strideKind = StrideKind::Contiguous;
+  c.size = overallSizes(runs);
+  if (!c.size.regular)
+    c.size.values = std::move(sizes);
+  c.count = {int64_t(accesses), 0};
+  s.components.push_back(c);
+  s.spatial = Spatial::Contiguous;
+  return s;
+}
+
+/// Nests as plain runs, one per iteration of their outer levels (for the
+/// detectors that work on sequences), at most `limit` runs.
+std::vector<Run> flattenNests(const std::vector<Run> &runs, size_t limit) {
+  std::vector<Run> out;
+  for (const Run &r : runs) {
+    if (r.nest.empty()) {
+      out.push_back(r);
+      continue;
+    }
+    std::vector<int64_t> idx(r.nest.size(), 0);
+    while (out.size() < limit) {
+      Run flat = r;
+      flat.nest.clear();
+      for (size_t l = 0; l < idx.size(); ++l)
+        flat.offset += r.nest[l].stride * idx[l];
+      out.push_back(flat);
+      size_t l = idx.size();
+      while (l > 0 && ++idx[l - 1] == r.nest[l - 1].count)
+        idx[--l] = 0;
+      if (l == 0)
+        break;
+    }
+    if (out.size() >= limit)
+      break;
+  }
+  return out;
+}
+
 Shape shapeOf(const std::vector<Run> &runs, uint64_t accesses, const Options &o) {
+  if (runs.size() == 1 && !runs[0].nest.empty()) {
+    // Outermost levels that go nowhere repeat the rest: repetitions.
+    Run r = runs[0];
+    int64_t reps = 1;
+    while (!r.nest.empty() && r.nest.front().stride == 0) {
+      reps *= r.nest.front().count;
+      r.nest.erase(r.nest.begin());
+    }
+    Shape s = r.nest.empty() ? shapeOf({r}, uint64_t(r.count), o) : nestShape(r);
+    s.repetitions *= reps;
+    return s;
+  }
   if (auto period = exactRepetitionPeriod(runs)) {
     std::vector<Run> body(runs.begin(), runs.begin() + long(*period));
     uint64_t bodyAccesses = 0;
@@ -399,9 +495,17 @@ Shape shapeOf(const std::vector<Run> &runs, uint64_t accesses, const Options &o)
     s.repetitions *= int64_t(runs.size() / *period);
     return s;
   }
+  const bool nested = std::any_of(runs.begin(), runs.end(), [](const Run &r) { return !r.nest.empty(); });
+  if (nested) {
+    if (auto s = evolvingShape(runs))
+      return *s;
+    return shapeOf(flattenNests(runs, o.maxAccesses), accesses, o);
+  }
   if (auto s = flatShape(runs, accesses))
     return *s;
   if (auto s = evolvingShape(runs))
+    return *s;
+  if (auto s = contiguousShape(runs, accesses))
     return *s;
   Shape s;
   MarkovChain m = markovOf(runs);
@@ -476,7 +580,7 @@ StreamSignature detect(const AccessStream &stream, const Options &options) {
   // warm-up; runs are expanded only as far as the window reaches.
   OnlineDetector online;
   uint64_t seen = 0;
-  for (const Run &r : stream.runs) {
+  for (const Run &r : flattenNests(stream.runs, options.onlineWindow)) {
     for (int64_t k = 0; k < r.count && seen < options.onlineWindow && !sig.stableAfter; ++k) {
       online.observe(r.offset + k * r.stride);
       ++seen;

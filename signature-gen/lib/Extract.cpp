@@ -15,6 +15,8 @@
 // index becomes one Run, whatever its iteration count.
 #include "sio/signature/Signature.h"
 
+#include "RankMod.h"
+
 #include "sio/trace/Summary.h"
 
 #include <algorithm>
@@ -81,6 +83,25 @@ bool affineIn(const Expr &e, uint32_t depth) {
 
 bool usesIndex(const Expr &e, uint32_t depth) { return e.loopDepthUsed() > depth; }
 
+/// The expression is affine in the loop indices `from` and deeper (a loop
+/// nest's) with the outer indices fixed: each monomial holds at most one of
+/// them, to the first power, and no opaque atom (`%`, table) uses them.
+bool affineInNest(const Expr &e, uint32_t from) {
+  for (const auto &[mono, coef] : e.terms()) {
+    int nestAtoms = 0;
+    for (const auto &[atom, exp] : mono) {
+      if (atom.kind == trace::Atom::Kind::Loop && atom.loopDepth >= from) {
+        if (exp != 1 || ++nestAtoms > 1)
+          return false;
+      }
+      if ((atom.kind == trace::Atom::Kind::Mod || atom.kind == trace::Atom::Kind::Table) &&
+          ((atom.lhs && atom.lhs->loopDepthUsed() > from) || (atom.rhs && atom.rhs->loopDepthUsed() > from)))
+        return false;
+    }
+  }
+  return true;
+}
+
 struct View {
   int64_t disp = 0;
   int64_t etypeSize = 1;
@@ -88,29 +109,18 @@ struct View {
   int64_t dispSlope = 0; ///< symbolic mode: bytes disp grows per rank
 };
 
+/// A file of the trace's files table and, for an entry whose name is a
+/// formula of loop indices (`out.<i0>`), which of its files.
+using FileKey = std::pair<int64_t, int64_t>;
+
 struct HandleState {
   int64_t file = -1;
+  int64_t instance = 0;
+  FileKey key() const { return {file, instance}; }
   std::optional<int64_t> pointer = 0; ///< bytes from the view's displacement
   View view;
   int64_t pointerSlope = 0; ///< symbolic mode: bytes the pointer grows per rank
 };
-
-/// `e` as `slope*rank + (terms without rank)` once nranks is bound: the
-/// slope, or nullopt when rank appears otherwise (in a product, a `%`, a
-/// table) or the slope is not an integer.
-std::optional<int64_t> rankSlope(const Expr &e, int64_t nranks) {
-  if (!e.dependsOnRank())
-    return 0;
-  const Expr b = e.bindNRanks(nranks);
-  const trace::Monomial linear{{trace::Atom::rank(), 1}};
-  auto it = b.terms().find(linear);
-  if (it == b.terms().end())
-    return std::nullopt;
-  const Expr rest = b - Expr::ofMonomial(linear, it->second);
-  if (rest.dependsOnRank())
-    return std::nullopt;
-  return it->second.asInteger();
-}
 
 /// Whether a filetype lays its bytes out contiguously (size == extent, or a
 /// kind that is always contiguous).
@@ -138,8 +148,9 @@ bool contiguousType(const Trace &t, int64_t id, int64_t rank, int depth = 0) {
 
 class Extractor {
 public:
-  Extractor(const Trace &t, int64_t rank, const Options &o, bool symbolic = false)
-      : t_(t), rank_(rank), o_(o), symbolic_(symbolic) {
+  Extractor(const Trace &t, int64_t rank, const Options &o, bool symbolic = false,
+            const trace::RankList *ranks = nullptr)
+      : t_(t), rank_(rank), o_(o), symbolic_(symbolic), ranks_(ranks) {
     if (symbolic_)
       for (const trace::ObjectEntry &d : t_.datatypes)
         for (const auto &[name, values] : d.fields)
@@ -167,7 +178,7 @@ public:
 
 private:
   struct Located {
-    int64_t file;
+    FileKey file;
     Run run;
   };
 
@@ -210,7 +221,7 @@ private:
   std::optional<int64_t> slopeOf(const Expr &e) {
     auto it = slopeCache_.find(&e);
     if (it == slopeCache_.end())
-      it = slopeCache_.emplace(&e, rankSlope(e, t_.header.nranks)).first;
+      it = slopeCache_.emplace(&e, rankSlopeOver(e, t_.header.nranks, ranks_)).first;
     return it->second;
   }
 
@@ -277,12 +288,12 @@ private:
     }
     if (!iters || *iters <= 0) {
       if (!iters)
-        ++unknown_[-1]; // accesses inside cannot be counted either
+        ++unknown_[FileKey{-1, 0}]; // accesses inside cannot be counted either
       return;
     }
     const uint32_t depth = uint32_t(indices.size());
     indices.push_back(0);
-    if (tryFastLoop(loop, *iters, indices, depth)) {
+    if (tryNest(loop, *iters, indices, depth) || tryFastLoop(loop, *iters, indices, depth)) {
       indices.pop_back();
       return;
     }
@@ -391,7 +402,7 @@ private:
     auto h = handleOf(ev, indices);
     HandleState &hs = handle(h);
     if (!hs.pointer) {
-      unknown_[hs.file] += uint64_t(iters);
+      unknown_[hs.key()] += uint64_t(iters);
       return true;
     }
     Run r;
@@ -405,11 +416,162 @@ private:
     int64_t advance = 0;
     if (__builtin_mul_overflow(*s0, iters, &advance) || __builtin_add_overflow(*hs.pointer, advance, &*hs.pointer)) {
       hs.pointer.reset();
-      unknown_[hs.file] += uint64_t(iters);
+      unknown_[hs.key()] += uint64_t(iters);
       return true;
     }
     emit(hs, r, ev.layer == Layer::MPIIO && !hs.view.contiguous);
     return true;
+  }
+
+  /// Which file of entry `file` an open at these indices opens: 0 unless the
+  /// entry's name is a formula of loop indices, then one per distinct name.
+  int64_t instanceOf(int64_t file, const std::vector<int64_t> &indices) {
+    const trace::FileEntry *f = t_.file(file);
+    if (!f || f->loopDepthUsed() == 0)
+      return 0;
+    auto name = f->nameFor(rank_, t_.header.nranks, std::span<const int64_t>(indices));
+    if (!name)
+      return 0;
+    auto &names = instances_[file];
+    return names.emplace(*name, int64_t(names.size())).first->second;
+  }
+
+  /// A perfect loop nest of at least two levels (each level's body, for
+  /// this rank, is the next loop or, innermost, one access with an explicit
+  /// offset, among inert events), whose offset is affine in the nest's
+  /// indices and whose inner iteration counts do not depend on them: one Run
+  /// with nest levels, read off the formulas (ScalaIOTrace's PRSDs are such
+  /// nests), whatever the iteration counts.
+  bool tryNest(const trace::Loop &loop, int64_t iters, std::vector<int64_t> &indices, uint32_t depth) {
+    std::vector<int64_t> counts{iters};
+    const trace::Loop *cur = &loop;
+    const Node *access = nullptr;
+    while (!access) {
+      const Node *only = nullptr;
+      for (const Node &c : cur->body) {
+        if (!c.ranks.contains(rank_) || (c.isEvent() && !isAccess(c.event()) && isInert(c.event())))
+          continue;
+        if (only || (c.isEvent() && !isAccess(c.event())))
+          return false;
+        only = &c;
+      }
+      if (!only)
+        return false;
+      if (only->isEvent()) {
+        access = only;
+        break;
+      }
+      if (counts.size() >= 16)
+        return false;
+      const trace::Value *iv = only->loop().iterations.valueFor(rank_);
+      const Expr *ie = iv ? std::get_if<Expr>(iv) : nullptr;
+      if (!ie || ie->loopDepthUsed() > depth || (symbolic_ && ie->dependsOnRank()))
+        return false;
+      std::optional<int64_t> n;
+      try {
+        n = ie->evaluate(env(indices));
+      } catch (const std::exception &) {
+      }
+      if (!n || *n <= 0)
+        return false;
+      counts.push_back(*n);
+      cur = &only->loop();
+    }
+    if (counts.size() < 2)
+      return false;
+    const Event &ev = access->event();
+    if (!ev.param("offset"))
+      return false;
+    for (const trace::Param &p : ev.params) {
+      const trace::Value *v = p.value.valueFor(rank_);
+      const Expr *e = v ? std::get_if<Expr>(v) : nullptr;
+      if (!e)
+        continue;
+      const bool sizeOrOffset = p.name == "offset" || p.name == "count" || p.name == "size" || p.name == "nmemb" ||
+                                p.name == "bytes" || p.name == "result";
+      if (sizeOrOffset ? !affineInNest(*e, depth) : usesIndex(*e, depth))
+        return false;
+    }
+    checkUniform(ev);
+    const size_t levels = counts.size();
+    indices.resize(depth + levels, 0);
+    auto at = [&](std::optional<size_t> unit) {
+      std::fill(indices.begin() + depth, indices.end(), 0);
+      if (unit)
+        indices[depth + *unit] = 1;
+      return std::pair(evalParam(ev, "offset", indices), trace::requestedBytes(t_, ev, env(indices)));
+    };
+    const auto [o0, s0] = at(std::nullopt);
+    if (!o0 || !s0)
+      return cleanup(indices, depth);
+    std::vector<int64_t> strides;
+    int64_t sizeStep = 0;
+    for (size_t l = 0; l < levels; ++l) {
+      const auto [o, sz] = at(l);
+      if (!o || !sz)
+        return cleanup(indices, depth);
+      // Sizes restart with each iteration of an outer level: only the
+      // innermost one may change them.
+      if (l + 1 < levels && *sz != *s0)
+        return cleanup(indices, depth);
+      if (l + 1 == levels)
+        sizeStep = *sz - *s0;
+      strides.push_back(*o - *o0);
+    }
+    std::fill(indices.begin() + depth, indices.end(), 0);
+    auto h = handleOf(ev, indices);
+    cleanup(indices, depth);
+    HandleState &hs = handle(h);
+    const int64_t unit = ev.layer == Layer::MPIIO ? hs.view.etypeSize : 1;
+    Run r;
+    r.offset = (ev.layer == Layer::MPIIO ? hs.view.disp : 0) + *o0 * unit;
+    if (symbolic_)
+      r.rankSlope =
+          (ev.layer == Layer::MPIIO ? hs.view.dispSlope : 0) + slopeOf(*exprParam(ev, "offset")).value_or(0) * unit;
+    r.stride = strides.back() * unit;
+    r.count = counts.back();
+    for (size_t l = 0; l + 1 < levels; ++l)
+      r.nest.push_back({strides[l] * unit, counts[l]});
+    r.sizeFirst = *s0;
+    r.sizeStep = sizeStep;
+    r.op = trace::direction(ev.op) == Direction::Read ? Operation::Read : Operation::Write;
+    r.event = &ev;
+    if (depth == 0)
+      component_ = access;
+    normalizeNest(r);
+    emit(hs, r, ev.layer == Layer::MPIIO && !hs.view.contiguous);
+    return true;
+  }
+
+  static bool cleanup(std::vector<int64_t> &indices, uint32_t depth) {
+    indices.resize(depth + 1);
+    return false;
+  }
+
+  /// Levels of one iteration drop out; a level that continues the one inside
+  /// it (its stride is where the inner level's next iteration would be)
+  /// merges with it: a nest of contiguous rows is one longer run.
+  static void normalizeNest(Run &r) {
+    std::erase_if(r.nest, [](const NestLevel &l) { return l.count == 1; });
+    while (!r.nest.empty()) {
+      NestLevel &l = r.nest.back();
+      if (r.count == 1) {
+        r.stride = l.stride;
+        r.count = l.count;
+      } else if (r.sizeStep == 0 && l.stride == r.stride * r.count) {
+        r.count *= l.count;
+      } else {
+        break;
+      }
+      r.nest.pop_back();
+    }
+    for (size_t k = r.nest.size(); k-- > 1;) {
+      const NestLevel inner = r.nest[k];
+      if (r.nest[k - 1].stride == inner.stride * inner.count) {
+        r.nest[k - 1] = {inner.stride, inner.count * r.nest[k - 1].count};
+        r.nest.erase(r.nest.begin() + long(k));
+      }
+    }
   }
 
   HandleState &handle(const std::optional<std::pair<int, int64_t>> &h) {
@@ -434,6 +596,7 @@ private:
     if (ev.param("file") && h) {
       HandleState s;
       s.file = evalParam(ev, "file", indices).value_or(-1);
+      s.instance = instanceOf(s.file, indices);
       handles_[*h] = s;
       return;
     }
@@ -484,7 +647,7 @@ private:
     auto size = trace::requestedBytes(t_, ev, env(indices));
     auto moved = trace::transferBytes(t_, ev, env(indices));
     if (!size || !moved) {
-      ++unknown_[hs.file];
+      ++unknown_[hs.key()];
       return;
     }
     Run r;
@@ -496,14 +659,14 @@ private:
     if (ev.param("offset")) {
       const auto pos = evalPosition(ev, "offset", indices);
       if (!pos) {
-        ++unknown_[hs.file];
+        ++unknown_[hs.key()];
         return;
       }
       r.offset = mpi ? hs.view.disp + pos->first * hs.view.etypeSize : pos->first;
       r.rankSlope = mpi ? hs.view.dispSlope + pos->second * hs.view.etypeSize : pos->second;
     } else {
       if (!hs.pointer) {
-        ++unknown_[hs.file];
+        ++unknown_[hs.key()];
         return;
       }
       r.offset = (mpi ? hs.view.disp : 0) + *hs.pointer;
@@ -515,33 +678,38 @@ private:
 
   void emit(const HandleState &hs, Run r, bool logical) {
     // Positions beyond 64 bits (a hostile or corrupt trace) are unknowable.
-    int64_t span = 0, last = 0, growth = 0, lastSize = 0, bytes = 0;
-    if (__builtin_mul_overflow(r.stride, r.count - 1, &span) || __builtin_add_overflow(r.offset, span, &last) ||
-        __builtin_mul_overflow(r.sizeStep, r.count - 1, &growth) ||
-        __builtin_add_overflow(r.sizeFirst, growth, &lastSize) ||
-        __builtin_mul_overflow(std::max(r.sizeFirst, lastSize), r.count, &bytes)) {
-      unknown_[hs.file] += uint64_t(r.count);
+    int64_t span = 0, last = 0, growth = 0, lastSize = 0, bytes = 0, total = r.count;
+    bool overflow = __builtin_mul_overflow(r.stride, r.count - 1, &span) ||
+                    __builtin_add_overflow(r.offset, span, &last) ||
+                    __builtin_mul_overflow(r.sizeStep, r.count - 1, &growth) ||
+                    __builtin_add_overflow(r.sizeFirst, growth, &lastSize);
+    for (const NestLevel &l : r.nest)
+      overflow = overflow || __builtin_mul_overflow(l.stride, l.count - 1, &span) ||
+                 __builtin_add_overflow(last, span, &last) || __builtin_mul_overflow(total, l.count, &total);
+    if (overflow || __builtin_mul_overflow(std::max(r.sizeFirst, lastSize), total, &bytes)) {
+      unknown_[hs.key()] += uint64_t(r.count);
       return;
     }
     r.top = top_;
     r.topIteration = topIteration_;
     r.component = component_;
     if (logical)
-      logical_[hs.file] = true;
-    auto &count = accessCount_[hs.file];
+      logical_[hs.key()] = true;
+    auto &count = accessCount_[hs.key()];
     if (count >= o_.maxAccesses) {
-      truncatedFiles_[hs.file] = true;
+      truncatedFiles_[hs.key()] = true;
       return;
     }
-    count += uint64_t(r.count);
-    if (!located_.empty()) {
+    count += uint64_t(total);
+    if (!located_.empty() && r.nest.empty()) {
       // Consecutive single accesses of one component continue a run.
       for (auto it = located_.rbegin(); it != located_.rend(); ++it) {
-        if (it->file != hs.file)
+        if (it->file != hs.key())
           continue;
         Run &p = it->run;
-        if (p.op == r.op && p.component == r.component && p.top == r.top && p.topIteration == r.topIteration &&
-            p.event == r.event && r.count == 1 && p.sizeStep == 0 && p.sizeFirst == r.sizeFirst) {
+        if (p.nest.empty() && p.op == r.op && p.component == r.component && p.top == r.top &&
+            p.topIteration == r.topIteration && p.event == r.event && r.count == 1 && p.sizeStep == 0 &&
+            p.sizeFirst == r.sizeFirst) {
           const int64_t stride = p.count > 1 ? p.stride : r.offset - p.offset;
           if (r.offset == p.lastOffset() + stride) {
             p.stride = stride;
@@ -552,12 +720,12 @@ private:
         break;
       }
     }
-    located_.push_back({hs.file, r});
+    located_.push_back({hs.key(), r});
   }
 
   std::vector<AccessStream> split() {
-    std::vector<int64_t> order;
-    std::map<int64_t, std::vector<const Run *>> byFile;
+    std::vector<FileKey> order;
+    std::map<FileKey, std::vector<const Run *>> byFile;
     for (const Located &l : located_) {
       if (!byFile.count(l.file))
         order.push_back(l.file);
@@ -569,11 +737,11 @@ private:
         byFile[file];
       }
     std::vector<AccessStream> out;
-    for (int64_t file : order) {
+    for (const FileKey &file : order) {
       const auto &runs = byFile[file];
       uint64_t reads = 0, writes = 0, switches = 0;
       for (size_t i = 0; i < runs.size(); ++i) {
-        (runs[i]->op == Operation::Read ? reads : writes) += uint64_t(runs[i]->count);
+        (runs[i]->op == Operation::Read ? reads : writes) += uint64_t(runs[i]->total());
         if (i && runs[i]->op != runs[i - 1]->op)
           ++switches;
       }
@@ -583,14 +751,16 @@ private:
           o_.ops == OpFilter::All && reads && writes && switches >= 2 && switches * 2 >= std::min(reads, writes);
       auto make = [&](Operation op) {
         AccessStream s;
-        s.file = file;
+        s.file = file.first;
+        s.instance = file.second;
         s.op = op;
         for (const Run *r : runs)
           if (op == Operation::ReadWrite || r->op == op) {
             s.runs.push_back(*r);
-            s.accesses += uint64_t(r->count);
-            s.bytes += r->sizeStep == 0 ? r->sizeFirst * r->count
-                                        : r->sizeFirst * r->count + r->sizeStep * (r->count * (r->count - 1) / 2);
+            s.accesses += uint64_t(r->total());
+            s.bytes += (r->sizeStep == 0 ? r->sizeFirst * r->count
+                                         : r->sizeFirst * r->count + r->sizeStep * (r->count * (r->count - 1) / 2)) *
+                       (r->total() / r->count);
           }
         s.unknownPositions = unknown_.count(file) ? unknown_.at(file) : 0;
         s.logicalOffsets = logical_.count(file) > 0;
@@ -626,17 +796,19 @@ private:
   int64_t rank_;
   const Options &o_;
   bool symbolic_ = false;
+  const trace::RankList *ranks_ = nullptr; ///< symbolic mode: the class's ranks, for `%` terms of the rank
   bool failed_ = false;
   std::vector<int64_t> slopes_;
   std::map<const Expr *, std::optional<int64_t>> slopeCache_;
   std::set<const Event *> checked_;
   std::map<std::pair<int, int64_t>, HandleState> handles_;
-  HandleState orphan_{-1, std::nullopt, {}};
+  HandleState orphan_{-1, 0, std::nullopt, {}};
   std::vector<Located> located_;
-  std::map<int64_t, uint64_t> unknown_;
-  std::map<int64_t, uint64_t> accessCount_;
-  std::map<int64_t, bool> logical_;
-  std::map<int64_t, bool> truncatedFiles_;
+  std::map<FileKey, uint64_t> unknown_;
+  std::map<FileKey, uint64_t> accessCount_;
+  std::map<FileKey, bool> logical_;
+  std::map<FileKey, bool> truncatedFiles_;
+  std::map<int64_t, std::map<std::string, int64_t>> instances_; ///< per file id: concrete name -> instance
   const Node *top_ = nullptr;
   int64_t topIteration_ = 0;
   const Node *component_ = nullptr;
@@ -650,9 +822,9 @@ std::vector<AccessStream> extractStreams(const Trace &trace, int64_t rank, const
   return Extractor(trace, rank, options).run();
 }
 
-std::optional<std::vector<std::pair<AccessStream, int64_t>>> extractUniformStreams(const Trace &trace, int64_t rank,
-                                                                                   const Options &options) {
-  Extractor x(trace, rank, options, true);
+std::optional<std::vector<std::pair<AccessStream, int64_t>>>
+extractUniformStreams(const Trace &trace, int64_t rank, const Options &options, const trace::RankList *ranks) {
+  Extractor x(trace, rank, options, true, ranks);
   std::vector<AccessStream> streams = x.run();
   if (!x.exact())
     return std::nullopt;

@@ -38,6 +38,12 @@ std::string progressionText(const Progression &p) {
 }
 
 std::string sizeText(const SizePattern &s) {
+  if (!s.regular && !s.values.empty() && s.values.size() <= 16) {
+    std::string out = "{";
+    for (size_t i = 0; i < s.values.size(); ++i)
+      out += (i ? ", " : "") + std::to_string(s.values[i]);
+    return out + "}";
+  }
   if (!s.regular)
     return "{" + std::to_string(s.min) + ".." + std::to_string(s.max) + "}";
   return progressionText(s.progression);
@@ -94,9 +100,20 @@ std::string componentText(const Component &c, const TraceSignature &sig, const s
     out += c.start->isConstant() ? first : "{" + first + ", (" + std::to_string(c.start->step) + ")}";
     out += ", ";
   }
+  // A nest lists its strides and counts outermost first: (outer, ..., inner).
+  auto tuple = [&](auto value, const std::string &inner) {
+    std::string t = "(";
+    for (const NestLevel &l : c.nest)
+      t += std::to_string(value(l)) + ", ";
+    return t + inner + ")";
+  };
   switch (c.strideKind) {
   case StrideKind::Fixed:
-    out += std::to_string(c.stride);
+    out += c.nest.empty() ? std::to_string(c.stride)
+                          : tuple([](const NestLevel &l) { return l.stride; }, std::to_string(c.stride));
+    break;
+  case StrideKind::Contiguous:
+    out += "contiguous";
     break;
   case StrideKind::Markov:
     out += c.markov ? markovText(*c.markov) : "markov";
@@ -107,7 +124,10 @@ std::string componentText(const Component &c, const TraceSignature &sig, const s
   }
   out += ", " + sizeText(c.size) + ", ";
   // A lone access has no repetition: the paper writes [0, size, 0].
-  out += lone ? "0" : progressionText(c.count);
+  if (!c.nest.empty())
+    out += tuple([](const NestLevel &l) { return l.count; }, progressionText(c.count));
+  else
+    out += lone ? "0" : progressionText(c.count);
   if (c.periodNs)
     out += ", " + periodText(*c.periodNs);
   return out + "]";
@@ -309,6 +329,10 @@ std::string reportText(const SignatureReport &report) {
     std::string file = s.file < 0 ? "?" : "f" + std::to_string(s.file);
     if (s.file >= 0 && size_t(s.file) < report.fileNames.size())
       file += " \"" + sio::trace::escapeControl(report.fileNames[size_t(s.file)]) + "\"";
+    if (s.fileInstances > 1)
+      file += " (" + std::to_string(s.fileInstances) + " files alike, each)";
+    if (s.phases > 1)
+      file += ", phase " + std::to_string(s.phase + 1) + " of " + std::to_string(s.phases);
     out << "\n# file " << file << ", ranks " << g.ranks.str() << ", " << operationName(s.trace.op) << ", "
         << s.accesses << (s.accesses == 1 ? " access, " : " accesses, ") << s.bytes << " bytes"
         << (g.ranks.size() > 1 ? " per rank" : "") << "\n";
@@ -343,6 +367,9 @@ json streamToJson(const StreamSignature &sig) {
     case StrideKind::Random:
       jc["stride"] = {{"kind", "random"}};
       break;
+    case StrideKind::Contiguous:
+      jc["stride"] = {{"kind", "contiguous"}};
+      break;
     case StrideKind::Markov: {
       json t = json::array();
       if (c.markov)
@@ -357,6 +384,14 @@ json streamToJson(const StreamSignature &sig) {
     }
     }
     jc["size"] = c.size.regular ? progressionJson(c.size.progression) : json{{"min", c.size.min}, {"max", c.size.max}};
+    if (!c.size.regular && !c.size.values.empty())
+      jc["size"]["values"] = c.size.values;
+    if (!c.nest.empty()) {
+      json levels = json::array();
+      for (const NestLevel &l : c.nest)
+        levels.push_back({{"stride", l.stride}, {"count", l.count}});
+      jc["nest"] = levels;
+    }
     jc["count"] = progressionJson(c.count);
     if (c.periodNs)
       jc["period_ns"] = *c.periodNs;
@@ -368,6 +403,9 @@ json streamToJson(const StreamSignature &sig) {
     temporal["period_ns"] = *p.periodNs;
   return json{
       {"file", sig.file},
+      {"file_instances", sig.fileInstances},
+      {"phase", sig.phase},
+      {"phases", sig.phases},
       {"operation", operationName(sig.trace.op)},
       {"accesses", sig.accesses},
       {"bytes", sig.bytes},
@@ -429,6 +467,14 @@ Operation operationFrom(const std::string &name, const std::string &path) {
 StreamSignature streamFromJson(const json &j, const std::string &path) {
   StreamSignature s;
   s.file = fieldAs<int64_t>(j, "file", path);
+  auto optional = [&](const char *name, uint64_t fallback) {
+    return j.contains(name) ? fieldAs<uint64_t>(j, name, path) : fallback;
+  };
+  s.fileInstances = optional("file_instances", 1);
+  s.phase = optional("phase", 0);
+  s.phases = optional("phases", 1);
+  if (s.fileInstances == 0 || s.phases == 0 || s.phase >= s.phases)
+    throw SignatureError(path + ": file_instances and phases must be positive and phase below phases");
   s.accesses = fieldAs<uint64_t>(j, "accesses", path);
   s.bytes = fieldAs<int64_t>(j, "bytes", path);
   s.unknownPositions = j.value("unknown_positions", uint64_t(0));
@@ -459,6 +505,8 @@ StreamSignature streamFromJson(const json &j, const std::string &path) {
       c.stride = fieldAs<int64_t>(stride, "bytes", cp + "/stride");
     } else if (kind == "random") {
       c.strideKind = StrideKind::Random;
+    } else if (kind == "contiguous") {
+      c.strideKind = StrideKind::Contiguous;
     } else if (kind == "markov") {
       c.strideKind = StrideKind::Markov;
       MarkovChain m;
@@ -478,10 +526,22 @@ StreamSignature streamFromJson(const json &j, const std::string &path) {
       c.size.regular = false;
       c.size.min = fieldAs<int64_t>(size, "min", cp + "/size");
       c.size.max = fieldAs<int64_t>(size, "max", cp + "/size");
+      if (size.contains("values"))
+        c.size.values = fieldAs<std::vector<int64_t>>(size, "values", cp + "/size");
     } else {
       c.size.progression = progressionFrom(size, cp + "/size");
     }
     c.count = progressionFrom(field(jc, "count", cp), cp + "/count");
+    if (jc.contains("nest")) {
+      if (!jc["nest"].is_array() || jc["nest"].size() > 64)
+        throw SignatureError(cp + "/nest: expected an array of at most 64 levels");
+      for (const json &l : jc["nest"]) {
+        NestLevel level{fieldAs<int64_t>(l, "stride", cp + "/nest"), fieldAs<int64_t>(l, "count", cp + "/nest")};
+        if (level.count < 1)
+          throw SignatureError(cp + "/nest: a level's count must be positive");
+        c.nest.push_back(level);
+      }
+    }
     if (jc.contains("period_ns"))
       c.periodNs = jc["period_ns"].get<double>();
     s.trace.components.push_back(c);

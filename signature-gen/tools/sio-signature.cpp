@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <charconv>
+#include <chrono>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -131,6 +132,18 @@ int main(int argc, char **argv) {
   }
   if (path.empty())
     return usageError("no trace file given");
+  // A line on stderr at most once a second, from the first second on, while
+  // ranks are analysed (ranks whose offsets no formula covers go one by one).
+  const auto started = std::chrono::steady_clock::now();
+  auto shown = started;
+  options.progress = [&](int64_t done, int64_t total) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - started < std::chrono::seconds(1) || now - shown < std::chrono::seconds(1))
+      return;
+    shown = now;
+    std::cerr << "sio-signature: " << done << " of " << total << " ranks analysed ("
+              << std::chrono::duration_cast<std::chrono::seconds>(now - started).count() << " s)\n";
+  };
   try {
     const sio::trace::Trace trace = sio::trace::readTraceFile(path);
     const SignatureReport report = analyze(trace, options);

@@ -117,7 +117,8 @@ TEST(SignatureDetect, TwoDimensionalStrides) {
   Trace t = baseTrace();
   t.body = {mpiOpen(t), loop(t, Expr(100), {loop(t, Expr(4), {readAt(t, ex("1000*i0 + 10*i1"), Expr(8))})})};
   const StreamSignature s = only(t);
-  EXPECT_EQ(traceSignatureText(s.trace), "{READ, 0, 2, ([10, 8, 3], [970, 8, 1], 100), 1}");
+  // Read off the loop nest: strides and counts outermost first.
+  EXPECT_EQ(traceSignatureText(s.trace), "{READ, 0, 2, ([(1000, 10), 8, (100, 4)]), 1}");
   EXPECT_EQ(patternSignatureText(s.pattern),
             "{Read, <non-contiguous, 2d strided>, <single occurrence>, <fixed size, small>, <random>}");
 }
@@ -127,9 +128,9 @@ TEST(SignatureDetect, ThreeDimensionalStrides) {
   t.body = {mpiOpen(t),
             loop(t, Expr(10), {loop(t, Expr(3), {loop(t, Expr(2), {readAt(t, ex("100000*i0 + 1000*i1 + 16*i2"), Expr(8))})})})};
   const StreamSignature s = only(t);
-  // Rows of two accesses: the cycle has six components, three strides.
-  EXPECT_EQ(traceSignatureText(s.trace),
-            "{READ, 0, 6, ([16, 8, 1], [984, 8, 1], [16, 8, 1], [984, 8, 1], [16, 8, 1], [97984, 8, 1], 10), 1}");
+  // Three levels read off the nest (as a cycle of segments it has six
+  // components, three strides).
+  EXPECT_EQ(traceSignatureText(s.trace), "{READ, 0, 3, ([(100000, 1000, 16), 8, (10, 3, 2)]), 1}");
   EXPECT_EQ(patternSignatureText(s.pattern),
             "{Read, <non-contiguous, 3d strided>, <single occurrence>, <fixed size, small>, <random>}");
 }

@@ -57,7 +57,7 @@ TEST(SignatureFormat, JsonRoundTrip) {
   const SignatureReport r = analyze(t, {});
   const nlohmann::json j = toJson(r);
   EXPECT_EQ(j["format"], "sio-signature");
-  EXPECT_EQ(j["version"], "1.0");
+  EXPECT_EQ(j["version"], "1.1");
   const SignatureReport back = reportFromJson(nlohmann::json::parse(j.dump()));
   ASSERT_EQ(back.groups.size(), r.groups.size());
   for (size_t i = 0; i < r.groups.size(); ++i) {

@@ -21,7 +21,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -30,7 +32,7 @@
 namespace sio::signature {
 
 /// The signature JSON version this build writes and reads.
-inline constexpr const char *kSignatureFormatVersion = "1.0";
+inline constexpr const char *kSignatureFormatVersion = "1.1";
 
 /// A trace that has nothing to describe, or a signature document that cannot
 /// be read.
@@ -57,6 +59,10 @@ struct SizePattern {
   bool regular = true;
   Progression progression; ///< when regular
   int64_t min = 0, max = 0;
+  /// Irregular sizes of a short component, in order (empty when longer than
+  /// kListedSizes): a contiguous region in pieces of different sizes is then
+  /// described exactly.
+  std::vector<int64_t> values;
   friend bool operator==(const SizePattern &, const SizePattern &) = default;
 };
 
@@ -77,7 +83,19 @@ struct MarkovChain {
   friend bool operator==(const MarkovChain &, const MarkovChain &) = default;
 };
 
-enum class StrideKind { Fixed, Markov, Random };
+/// Fixed: one stride; Contiguous: each access starts where the previous one
+/// ended (the stride is the previous size, whatever the sizes are).
+enum class StrideKind { Fixed, Contiguous, Markov, Random };
+
+/// Sizes listed one by one in SizePattern::values up to this many accesses.
+inline constexpr size_t kListedSizes = 64;
+
+/// An enclosing level of a loop nest: `count` iterations, `stride` bytes apart.
+struct NestLevel {
+  int64_t stride = 0;
+  int64_t count = 1;
+  friend bool operator==(const NestLevel &, const NestLevel &) = default;
+};
 
 /// One dimension of a trace signature: `count` accesses, each `stride` bytes
 /// after the previous one, with sizes `size`. In a flat pattern a component
@@ -91,6 +109,16 @@ struct Component {
   SizePattern size;
   Progression count;                ///< accesses; per repetition when it evolves
   std::optional<double> periodNs;   ///< interval between accesses when periodic
+  /// A loop nest (outermost first): the component's [stride, size, count]
+  /// run is repeated at every index of these levels, at offset
+  /// sum(level.stride * index). Written `[(17280, 1440, 120), 120, (2, 6, 4)]`.
+  std::vector<NestLevel> nest;
+  int64_t accessesPerRepetition(int64_t r) const {
+    int64_t n = count.at(r);
+    for (const NestLevel &l : nest)
+      n *= l.count;
+    return n;
+  }
   friend bool operator==(const Component &, const Component &) = default;
 };
 
@@ -101,7 +129,13 @@ struct TraceSignature {
   std::vector<Component> components;
   int64_t cycles = 1;      ///< times the component sequence runs back to back (k-d)
   int64_t repetitions = 1; ///< times the whole pattern recurs (from the same or evolving starts)
-  int dimension() const { return int(components.size()); }
+  /// Components, or the levels of the deepest loop nest when more.
+  int dimension() const {
+    size_t d = components.size();
+    for (const Component &c : components)
+      d = std::max(d, c.nest.size() + 1 + (repetitions > 1 && c.start ? 1 : 0));
+    return int(d);
+  }
   friend bool operator==(const TraceSignature &, const TraceSignature &) = default;
 };
 
@@ -126,6 +160,12 @@ struct PatternSignature {
 /// The signature of one rank's accesses to one file in one direction.
 struct StreamSignature {
   int64_t file = -1;       ///< files table id; -1 if the handle's file is unknown
+  /// Distinct files of the entry (a name that is a formula of loop indices,
+  /// `out.<i0>`) this signature describes, each alike: one per file.
+  uint64_t fileInstances = 1;
+  /// Phases of the stream (its top-level loops, when the stream as a whole
+  /// follows no pattern but each of them does): this is phase `phase` of `phases`.
+  uint64_t phase = 0, phases = 1;
   TraceSignature trace;
   PatternSignature pattern;
   uint64_t accesses = 0;
@@ -183,6 +223,9 @@ struct Options {
   uint64_t onlineWindow = 256;
   /// Loop iterations walked one by one per rank before giving up.
   uint64_t maxExpandedIterations = 1u << 18;
+  /// Called now and then while ranks are analysed one by one (done, total):
+  /// the tool prints a progress line from it.
+  std::function<void(int64_t, int64_t)> progress;
 };
 
 // --- Access streams -------------------------------------------------------
@@ -205,12 +248,25 @@ struct Run {
   const trace::Event *event = nullptr; ///< for timing
   /// Bytes the positions move per rank, for extractUniformStreams.
   int64_t rankSlope = 0;
+  /// Enclosing loop levels (outermost first) when the run is a loop nest
+  /// read straight off the trace: the run repeats at every nest index.
+  std::vector<NestLevel> nest;
+  /// Offset of the last access of the first run of the nest (the run itself
+  /// when there is no nest).
   int64_t lastOffset() const { return offset + stride * (count - 1); }
   int64_t lastSize() const { return sizeFirst + sizeStep * (count - 1); }
+  /// Accesses, nest included.
+  int64_t total() const {
+    int64_t n = count;
+    for (const NestLevel &l : nest)
+      n *= l.count;
+    return n;
+  }
 };
 
 struct AccessStream {
   int64_t file = -1;
+  int64_t instance = 0; ///< which file of an entry whose name is a formula of loop indices
   Operation op = Operation::Read;
   std::vector<Run> runs;
   uint64_t accesses = 0;
@@ -229,10 +285,11 @@ std::vector<AccessStream> extractStreams(const trace::Trace &trace, int64_t rank
 /// memberships, each with the bytes its positions move per rank: rank r's
 /// stream is rank `rank`'s shifted by slope*(r - rank). nullopt when some
 /// value the analysis uses depends on the rank otherwise (then each rank
-/// needs its own extractStreams).
-std::optional<std::vector<std::pair<AccessStream, int64_t>>> extractUniformStreams(const trace::Trace &trace,
-                                                                                   int64_t rank,
-                                                                                   const Options &options);
+/// needs its own extractStreams). With `ranks` (the class, `rank` its
+/// first), `%` terms of the rank that are affine on the class count too.
+std::optional<std::vector<std::pair<AccessStream, int64_t>>>
+extractUniformStreams(const trace::Trace &trace, int64_t rank, const Options &options,
+                      const trace::RankList *ranks = nullptr);
 
 StreamSignature detect(const AccessStream &stream, const Options &options);
 
