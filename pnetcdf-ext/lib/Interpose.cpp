@@ -18,6 +18,7 @@
 // datatypes, independent access to record variables) returns
 // NC_ENOTSUPPORT with a message; nothing changes for other files and
 // variables.
+#include "sio/part/BufferType.h"
 #include "sio/part/Layout.h"
 #include "sio/part/Probe.h"
 #include "sio/part/Select.h"
@@ -66,26 +67,82 @@ void *resolveReal(const char *name) {
 
 // --- memory types ------------------------------------------------------------
 
+// The typed API's twelve, then the predefined types PnetCDF also accepts in
+// the flexible API only (its dtype_filter): MPI_BYTE and MPI_UNSIGNED_LONG.
 const MPI_Datatype kTypes[] = {
 #define SIO_PNC_TYPE(suffix, ctype, mpitype) mpitype,
 #include "Types.def"
-};
+    MPI_BYTE, MPI_UNSIGNED_LONG};
 const int kTypeSize[] = {
 #define SIO_PNC_TYPE(suffix, ctype, mpitype) int(sizeof(ctype)),
 #include "Types.def"
-};
+    1, int(sizeof(unsigned long))};
 enum TypeIndex {
 #define SIO_PNC_TYPE(suffix, ctype, mpitype) kType_##suffix,
 #include "Types.def"
+  kType_byte,
+  kType_ulong,
   kNumTypes
 };
 
+/// Whether the PnetCDF library was built with its Fortran interface: only
+/// then does its dtype_filter accept MPI's Fortran types (MPI_INTEGER, ...).
+bool pnetcdfHasFortran() {
+  static const bool has = dlsym(RTLD_DEFAULT, "nfmpi_create_") || dlsym(RTLD_DEFAULT, "nfmpi_create") ||
+                          dlsym(RTLD_DEFAULT, "nfmpi_create__");
+  return has;
+}
+
+/// The memory type index of a predefined MPI datatype, with PnetCDF's
+/// aliases (dtype_filter: MPI_LONG_LONG_INT, and the Fortran types when its
+/// Fortran interface is built); -1 when PnetCDF does not support it.
 int typeIndexOf(MPI_Datatype t) {
   for (int i = 0; i < kNumTypes; ++i)
     if (kTypes[i] == t)
       return i;
+  if (t == MPI_LONG_LONG_INT)
+    return kType_longlong;
+  if (t == MPI_DATATYPE_NULL || !pnetcdfHasFortran())
+    return -1;
+  const std::pair<MPI_Datatype, int> fortran[] = {
+      {MPI_CHARACTER, kType_text}, {MPI_INTEGER1, kType_schar}, {MPI_INTEGER2, kType_short},
+      {MPI_INTEGER, kType_int},    {MPI_INTEGER4, kType_int},   {MPI_INTEGER8, kType_long},
+      {MPI_REAL, kType_float},     {MPI_REAL4, kType_float},    {MPI_REAL8, kType_double},
+      {MPI_DOUBLE_PRECISION, kType_double}};
+  for (auto [f, i] : fortran)
+    if (f == t)
+      return i;
   return -1;
 }
+
+MPI_Datatype canonicalType(MPI_Datatype t) {
+  int i = typeIndexOf(t);
+  return i < 0 ? MPI_DATATYPE_NULL : kTypes[i];
+}
+
+/// The data of a derived buffer type as contiguous elements of its one
+/// predefined type: packed through the type at the call (writes), unpacked
+/// into the application's buffer once every operation reading into it has
+/// completed (reads; a nonblocking get at ncmpi_wait_all). Shared by the
+/// operations of one buffer (a varn call's subarrays).
+struct Staging {
+  bool write = false;
+  void *user = nullptr; ///< the application's buffer
+  MPI_Count count = 0;  ///< items of `type` in it
+  MPI_Datatype type = MPI_DATATYPE_NULL; ///< a duplicate: the application may free its handle before the wait
+  std::vector<char> linear;
+  int pending = 0;     ///< operations still to complete
+  bool failed = false; ///< one of them failed: the application's buffer is left alone
+  Staging() = default;
+  Staging(const Staging &) = delete;
+  Staging &operator=(const Staging &) = delete;
+  ~Staging() {
+    int done = 0;
+    MPI_Finalized(&done);
+    if (!done && type != MPI_DATATYPE_NULL)
+      MPI_Type_free(&type);
+  }
+};
 
 // --- state -----------------------------------------------------------------
 
@@ -128,6 +185,7 @@ struct Op {
   std::vector<char> owned;   ///< the data of a buffered (bput) or mapped (varm) access
   void *mapped = nullptr;    ///< a mapped read: where `owned` goes after the I/O
   std::vector<int64_t> imap; ///< of a mapped access
+  std::shared_ptr<Staging> staging; ///< a derived buffer type's data (buf points into it)
 };
 
 struct Master {
@@ -448,6 +506,8 @@ int extendRecords(Master &m) {
   return err;
 }
 
+void finishOp(Op &op, bool ok);
+
 /// Runs a set of operations collectively over the master's communicator: every
 /// rank calls it (with its own, possibly empty, list). Returns the first error
 /// of any rank, the same on all ranks; sets per-operation status.
@@ -661,10 +721,10 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr, 
     }
   }
 
-  // Mapped reads (varm): from the packed buffer into the application's layout.
+  // Mapped reads (varm) into the application's layout, derived buffer types
+  // unpacked through the type.
   for (size_t i = 0; i < ops.size(); ++i)
-    if (ops[i].mapped && (*status)[i] == NC_NOERR)
-      sio::part::mappedCopy(ops[i].buf, ops[i].mapped, ops[i].count, ops[i].imap, size_t(kTypeSize[ops[i].type]), true);
+    finishOp(ops[i], (*status)[i] == NC_NOERR);
 
   // Every rank returns the same outcome; record variables: the new extent.
   int64_t recs = 0;
@@ -722,6 +782,7 @@ struct Access {
   int type = kFlexible;     ///< the typed API's memory type, or kFlexible
   MPI_Offset bufcount = -1; ///< flexible API: elements in buf (-1: as many as the request)
   MPI_Datatype buftype = MPI_DATATYPE_NULL;
+  std::shared_ptr<Staging> staging = nullptr; ///< set by stageDerived: buf is its contiguous copy
 };
 
 struct Piece {
@@ -742,8 +803,8 @@ int refuse(const char *fn, const PVar &v, int err, const char *why) {
 }
 
 /// The memory type of a flexible-API call: a predefined MPI datatype, or
-/// MPI_DATATYPE_NULL for the variable's own external type; -1 for a derived
-/// datatype.
+/// MPI_DATATYPE_NULL for the variable's own external type; -1 for a type
+/// PnetCDF does not support (derived ones are staged before: stageDerived).
 int flexibleType(const PVar &v, MPI_Datatype buftype) {
   if (buftype != MPI_DATATYPE_NULL)
     return typeIndexOf(buftype);
@@ -777,13 +838,79 @@ int flexibleType(const PVar &v, MPI_Datatype buftype) {
 
 int memoryType(const PVar &v, const Access &a) { return a.type == kFlexible ? flexibleType(v, a.buftype) : a.type; }
 
+/// A flexible access whose buffer type is a derived MPI datatype becomes one
+/// with that type's predefined element type over a contiguous buffer (a
+/// Staging): for a write the data packed through the type now (MPI_Pack, as
+/// PnetCDF's own ncmpio_pack_xbuf does), for a read a buffer unpacked into
+/// the application's at completion (finishOp). Types PnetCDF refuses keep
+/// its error code: NC_EMULTITYPES for more than one element type,
+/// NC_EUNSPTETYPE for an unsupported one. Other accesses are unchanged.
+int stageDerived(Access &a) {
+  if (a.type != kFlexible || a.buftype == MPI_DATATYPE_NULL || a.staging)
+    return NC_NOERR;
+  int nints = 0, naddrs = 0, ntypes = 0, combiner = 0;
+  MPI_Type_get_envelope(a.buftype, &nints, &naddrs, &ntypes, &combiner);
+  if (combiner == MPI_COMBINER_NAMED)
+    return NC_NOERR; // predefined: flexibleType maps it (or it is refused there)
+  sio::part::ElementType et = sio::part::elementTypeOf(a.buftype, canonicalType);
+  if (et.status == sio::part::ElementStatus::MultipleTypes)
+    return NC_EMULTITYPES;
+  if (et.status != sio::part::ElementStatus::Ok)
+    return NC_EUNSPTETYPE;
+  const int type = typeIndexOf(et.element);
+  MPI_Count typeBytes = 0;
+  MPI_Type_size_c(a.buftype, &typeBytes);
+  const MPI_Count perItem = typeBytes / kTypeSize[type];
+  if (a.bufcount < 0)
+    return NC_EINVAL; // PnetCDF takes bufcount -1 as a predefined type's: a derived one has no meaning there
+  auto s = std::make_shared<Staging>();
+  s->write = a.write;
+  s->user = const_cast<void *>(a.buf);
+  s->count = MPI_Count(a.bufcount);
+  s->linear.resize(size_t(a.bufcount * perItem * kTypeSize[type]));
+  if (a.write) {
+    MPI_Count pos = 0;
+    if (MPI_Pack_c(a.buf, s->count, a.buftype, s->linear.data(), MPI_Count(s->linear.size()), &pos, MPI_COMM_SELF) !=
+        MPI_SUCCESS)
+      return NC_EINVAL;
+  } else {
+    MPI_Type_dup(a.buftype, &s->type);
+  }
+  a.buf = s->linear.data();
+  a.bufcount = a.bufcount * perItem;
+  a.buftype = kTypes[type];
+  a.staging = std::move(s);
+  return NC_NOERR;
+}
+
+/// After a read operation: the mapped (varm) copy into the application's
+/// layout, then, once every operation of a derived buffer type has
+/// completed, the unpack into the application's buffer through its type.
+void finishOp(Op &op, bool ok) {
+  if (op.write)
+    return;
+  if (ok && op.mapped)
+    sio::part::mappedCopy(op.buf, op.mapped, op.count, op.imap, size_t(kTypeSize[op.type]), true);
+  if (Staging *s = op.staging.get()) {
+    s->failed |= !ok;
+    if (--s->pending == 0 && !s->failed) {
+      MPI_Count pos = 0;
+      MPI_Unpack_c(s->linear.data(), MPI_Count(s->linear.size()), &pos, s->user, s->count, s->type, MPI_COMM_SELF);
+    }
+    op.staging.reset();
+  }
+}
+
 /// Turns one access into an operation of the transformation: checks it, and
 /// for a mapped (varm) access or a buffered write keeps the data packed in
 /// the operation itself.
-int prepare(const char *fn, Master &m, const PVar &v, const Access &a, bool copy, Op &op) {
+int prepare(const char *fn, Master &m, const PVar &v, const Access &access, bool copy, Op &op) {
+  Access a = access;
+  if (int e = stageDerived(a); e != NC_NOERR)
+    return e;
   int type = memoryType(v, a);
   if (type < 0)
-    return refuse(fn, v, NC_ENOTSUPPORT, "the buffer type is a derived MPI datatype; use a predefined one");
+    return NC_EUNSPTETYPE; // a predefined type PnetCDF has no conversion for (MPI_C_BOOL, ...), as PnetCDF
   makeOp(m, v, a.write, a.start, a.count, a.stride, a.buf, type, op);
   int err = validate(op);
   if (err != NC_NOERR)
@@ -792,6 +919,21 @@ int prepare(const char *fn, Master &m, const PVar &v, const Access &a, bool copy
   if (a.type == kFlexible && a.buftype != MPI_DATATYPE_NULL && a.bufcount >= 0 && a.bufcount != n)
     return NC_EIOMISMATCH; // as PnetCDF: bufcount differs from the request, larger or smaller
   const size_t bytes = size_t(n) * size_t(kTypeSize[type]);
+  if (a.staging && a.imap) {
+    // The mapped layout may reach past the buffer's elements (gaps): cover it.
+    int64_t extent = 1;
+    for (size_t d = 0; d < v.len.size(); ++d)
+      extent += op.count[d] > 0 ? (op.count[d] - 1) * a.imap[d] : 0;
+    size_t need = size_t(std::max<int64_t>(extent, n)) * size_t(kTypeSize[type]);
+    if (a.staging->linear.size() < need && elements(op.count) > 0) {
+      a.staging->linear.resize(need);
+      a.buf = a.staging->linear.data();
+    }
+  }
+  if (a.staging && !a.write) {
+    op.staging = a.staging;
+    ++op.staging->pending;
+  }
   if (a.imap) {
     op.imap.assign(a.imap, a.imap + v.len.size());
     op.owned.resize(bytes);
@@ -801,6 +943,10 @@ int prepare(const char *fn, Master &m, const PVar &v, const Access &a, bool copy
     else
       op.mapped = const_cast<void *>(a.buf);
     op.buf = op.owned.data();
+  } else if (a.staging) {
+    op.buf = const_cast<void *>(a.buf); // already a copy (bput too)
+    if (a.write)
+      op.staging = a.staging; // keeps the packed data alive until the wait
   } else if (copy && a.write) {
     op.owned.assign(static_cast<const char *>(a.buf), static_cast<const char *>(a.buf) + bytes);
     op.buf = op.owned.data();
@@ -857,24 +1003,26 @@ int runIndependent(Master &m, Op &op) {
     if (err != NC_NOERR)
       return err;
   }
-  if (op.mapped)
-    sio::part::mappedCopy(op.buf, op.mapped, op.count, op.imap, esize, true);
+  finishOp(op, true);
   return NC_NOERR;
 }
 
 int independent(const char *fn, Master &m, const std::vector<Piece> &pieces) {
   if (!m.indep)
     return NC_ENOTINDEP; // as PnetCDF: an independent form in collective data mode
-  for (auto &[v, a] : pieces) {
+  // All prepared before any runs: the subarrays of one derived buffer type
+  // are unpacked together once the last is read.
+  std::vector<Op> ops(pieces.size());
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    auto &[v, a] = pieces[i];
     if (v->record)
       return refuse(fn, *v, NC_ENOTSUPPORT, "independent access to a partitioned record variable");
-    Op op;
-    int err = prepare(fn, m, *v, a, false, op);
-    if (err == NC_NOERR)
-      err = runIndependent(m, op);
-    if (err != NC_NOERR)
+    if (int err = prepare(fn, m, *v, a, false, ops[i]); err != NC_NOERR)
       return err;
   }
+  for (auto &op : ops)
+    if (int err = runIndependent(m, op); err != NC_NOERR)
+      return err;
   return NC_NOERR;
 }
 
@@ -952,16 +1100,18 @@ int accessOne(const char *fn, Mode mode, int ncid, int varid, const Access &a, i
 /// The list (varn) forms: num subarrays whose data follow one another in the
 /// buffer; each is one access (a null count: one element, as var1).
 int accessN(const char *fn, Mode mode, int ncid, int varid, int num, MPI_Offset *const *starts,
-            MPI_Offset *const *counts, const Access &a, int *req = nullptr) {
+            MPI_Offset *const *counts, const Access &access, int *req = nullptr) {
   Master *m = nullptr;
   const PVar *v = partitionedVar(ncid, varid, &m);
   std::vector<Piece> pieces;
-  int err = NC_NOERR, type = memoryType(*v, a);
-  if (num < 0)
+  Access a = access;
+  int err = stageDerived(a); // one buffer (and type) for all subarrays
+  int type = memoryType(*v, a);
+  if (err == NC_NOERR && num < 0)
     err = NC_EINVAL;
-  else if (num > 0 && !starts)
+  else if (err == NC_NOERR && num > 0 && !starts)
     err = NC_ENULLSTART;
-  else if (type < 0)
+  else if (err == NC_NOERR && type < 0)
     pieces.push_back({v, a}); // prepare refuses it
   int64_t total = 0;
   for (int i = 0; err == NC_NOERR && type >= 0 && i < num; ++i) {
