@@ -154,7 +154,22 @@ struct Hints {
   int numPartitions = 0; ///< 0: defaultPartitionCount(targets selected, ranks)
   std::vector<std::string> targets;
   double threshold = sio::part::kDefaultSlopeThreshold;
+  /// The application's header layout hints ("key=value;..."), kept in the
+  /// master for sio-part-merge (kLayoutAttribute).
+  std::string layout;
 };
+
+/// PnetCDF 1.12.3's hints that place the header and the variables in the
+/// file (ncmpio_set_pnetcdf_hints), and the MPI-IO hint its enddef derives
+/// the alignments from when they are not given.
+const char *const kLayoutHints[] = {"nc_header_align_size", "nc_var_align_size", "nc_record_align_size",
+                                    "striping_unit"};
+/// The master's global text attribute with the header layout settings the
+/// unpartitioned file would have used: those hints and ncmpi__enddef's
+/// arguments (h_minfree, v_align, v_minfree, r_align). sio-part-merge
+/// creates the merged file with them, so it is the unpartitioned file byte
+/// for byte.
+constexpr const char *kLayoutAttribute = "sio_layout";
 
 struct PVar {
   int varid = -1;
@@ -206,6 +221,12 @@ struct Master {
   bool writable = true;
   bool indep = false;          ///< in independent data mode
   std::map<int, int> selfNcid; ///< partitions this rank opened alone for independent access
+  MPI_Offset enddefArgs[4] = {0, 0, 0, 0}; ///< of ncmpi__enddef: h_minfree, v_align, v_minfree, r_align
+  /// What ncmpi_inq_put_size / ncmpi_inq_get_size add to the master's count
+  /// (the unpartitioned file's count): the external bytes of this rank's
+  /// accesses to partitioned variables and, on rank 0 of a created file, the
+  /// unpartitioned header's size minus the master's (headerBytes).
+  int64_t putBytes = 0, getBytes = 0, headerDelta = 0;
 };
 
 std::map<int, std::unique_ptr<Master>> &masters() {
@@ -293,6 +314,11 @@ std::string readHints(MPI_Info info, Hints &h) {
     if (!v.empty())
       kv[key] = v;
   }
+  for (const char *key : kLayoutHints) {
+    std::string v = infoGet(info, key);
+    if (!v.empty())
+      kv[key] = v;
+  }
   if (const char *env = std::getenv("PNETCDF_HINTS")) {
     std::string s = env;
     size_t pos = 0;
@@ -316,6 +342,9 @@ std::string readHints(MPI_Info info, Hints &h) {
     h.numPartitions = int(v);
   }
   h.targets = sio::part::splitTargets(kv["sio_part_targets"]);
+  for (const char *key : kLayoutHints)
+    if (auto it = kv.find(key); it != kv.end() && !it->second.empty())
+      h.layout += std::string(key) + "=" + it->second + ";";
   if (auto &t = kv["sio_part_threshold"]; !t.empty()) {
     std::string err;
     auto v = sio::part::parseThreshold(t, &err);
@@ -507,6 +536,15 @@ int extendRecords(Master &m) {
 }
 
 void finishOp(Op &op, bool ok);
+int64_t externalSize(nc_type t);
+
+/// Counts a completed access for ncmpi_inq_put_size / ncmpi_inq_get_size:
+/// its elements in the variable's external type, as PnetCDF counts the
+/// bytes a request moves in the file.
+void countBytes(Master &m, const Op &op) {
+  int64_t bytes = elements(op.count) * externalSize(op.var->xtype);
+  (op.write ? m.putBytes : m.getBytes) += bytes;
+}
 
 /// Runs a set of operations collectively over the master's communicator: every
 /// rank calls it (with its own, possibly empty, list). Returns the first error
@@ -723,8 +761,11 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr, 
 
   // Mapped reads (varm) into the application's layout, derived buffer types
   // unpacked through the type.
-  for (size_t i = 0; i < ops.size(); ++i)
+  for (size_t i = 0; i < ops.size(); ++i) {
     finishOp(ops[i], (*status)[i] == NC_NOERR);
+    if ((*status)[i] == NC_NOERR)
+      countBytes(m, ops[i]);
+  }
 
   // Every rank returns the same outcome; record variables: the new extent.
   int64_t recs = 0;
@@ -1004,6 +1045,7 @@ int runIndependent(Master &m, Op &op) {
       return err;
   }
   finishOp(op, true);
+  countBytes(m, op);
   return NC_NOERR;
 }
 
@@ -1410,6 +1452,13 @@ int createPartitions(Master &m) {
     err = ncmpi_put_att_text(m.ncid, NC_GLOBAL, name.c_str(), MPI_Offset(stored.size()), stored.c_str());
     m.parts.resize(m.k);
   }
+  if (err == NC_NOERR) {
+    std::string layout = m.hints.layout;
+    const char *args[] = {"h_minfree", "v_align", "v_minfree", "r_align"};
+    for (int i = 0; i < 4; ++i)
+      layout += std::string(args[i]) + "=" + std::to_string(m.enddefArgs[i]) + ";";
+    err = ncmpi_put_att_text(m.ncid, NC_GLOBAL, kLayoutAttribute, MPI_Offset(layout.size()), layout.c_str());
+  }
   for (auto &[id, v] : m.vars) {
     if (err != NC_NOERR)
       break;
@@ -1792,10 +1841,44 @@ int ncmpi_def_var(int ncid, const char *name, nc_type xtype, int ndims, const in
   return err;
 }
 
-static int enddefPartitioned(int ncid, Master *m) {
+/// The bytes of one attribute in a netCDF header (CDF-1/2: 4-byte counts,
+/// CDF-5: 8-byte), as PnetCDF's ncmpio_hdr_len_NC counts them.
+static int64_t attributeHeaderBytes(int ncid, int varid, const char *name, bool cdf5) {
+  nc_type t;
+  MPI_Offset n = 0;
+  if (ncmpi_inq_att(ncid, varid, name, &t, &n) != NC_NOERR)
+    return 0;
+  auto pad4 = [](int64_t b) { return (b + 3) / 4 * 4; };
+  const int64_t count = cdf5 ? 8 : 4;
+  return count + pad4(int64_t(std::strlen(name))) + 4 + count + pad4(n * externalSize(t));
+}
+
+/// The size of the header the unpartitioned file would have minus the
+/// master's: the master has sio's attributes (global and per partitioned
+/// variable), and its placeholders have no dimension ids.
+static int64_t headerDelta(const Master &m) {
+  const bool cdf5 = (m.cmode & NC_64BIT_DATA) != 0;
+  int64_t extra = attributeHeaderBytes(m.ncid, NC_GLOBAL, "num_partitions", cdf5) +
+                  attributeHeaderBytes(m.ncid, NC_GLOBAL, kLayoutAttribute, cdf5);
+  for (int p = 0; p < m.k; ++p)
+    extra += attributeHeaderBytes(m.ncid, NC_GLOBAL, ("partition_" + std::to_string(p)).c_str(), cdf5);
+  int64_t dimids = 0;
+  for (auto &[id, v] : m.vars) {
+    for (const char *a : {"num_partitions", "ndims_org", "dimids_org", "partition_dim"})
+      extra += attributeHeaderBytes(m.ncid, id, a, cdf5);
+    dimids += int64_t(v.dimids.size()) * (cdf5 ? 8 : 4);
+  }
+  return dimids - extra;
+}
+
+static int enddefPartitioned(int ncid, Master *m, const MPI_Offset *args) {
+  if (args)
+    std::copy(args, args + 4, m->enddefArgs);
   int err = createPartitions(*m);
   m->partitioned = true;
-  int e = REAL(ncmpi_enddef)(ncid);
+  int e = args ? REAL(ncmpi__enddef)(ncid, args[0], args[1], args[2], args[3]) : REAL(ncmpi_enddef)(ncid);
+  if (e == NC_NOERR && m->rank == 0)
+    m->headerDelta = headerDelta(*m); // rank 0 wrote the header (PnetCDF counts it in its put size)
   return err != NC_NOERR ? err : e;
 }
 
@@ -1803,14 +1886,15 @@ int ncmpi_enddef(int ncid) {
   Master *m = masterOf(ncid);
   if (!m || m->partitioned)
     return REAL(ncmpi_enddef)(ncid);
-  return enddefPartitioned(ncid, m);
+  return enddefPartitioned(ncid, m, nullptr);
 }
 
 int ncmpi__enddef(int ncid, MPI_Offset h_minfree, MPI_Offset v_align, MPI_Offset v_minfree, MPI_Offset r_align) {
   Master *m = masterOf(ncid);
   if (!m || m->partitioned)
     return REAL(ncmpi__enddef)(ncid, h_minfree, v_align, v_minfree, r_align);
-  return enddefPartitioned(ncid, m);
+  const MPI_Offset args[4] = {h_minfree, v_align, v_minfree, r_align};
+  return enddefPartitioned(ncid, m, args);
 }
 
 int ncmpi_redef(int ncid) {
@@ -1852,6 +1936,23 @@ int ncmpi_close(int ncid) {
   masters().erase(ncid);
   int err = REAL(ncmpi_close)(ncid);
   return status != NC_NOERR ? status : err;
+}
+
+// The bytes moved so far: the unpartitioned file's count (Master::putBytes).
+int ncmpi_inq_put_size(int ncid, MPI_Offset *size) {
+  int err = REAL(ncmpi_inq_put_size)(ncid, size);
+  Master *m = masterOf(ncid);
+  if (err == NC_NOERR && m && size)
+    *size += m->putBytes + m->headerDelta;
+  return err;
+}
+
+int ncmpi_inq_get_size(int ncid, MPI_Offset *size) {
+  int err = REAL(ncmpi_inq_get_size)(ncid, size);
+  Master *m = masterOf(ncid);
+  if (err == NC_NOERR && m && size)
+    *size += m->getBytes;
+  return err;
 }
 
 int ncmpi_sync(int ncid) {

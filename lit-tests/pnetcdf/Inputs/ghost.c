@@ -9,7 +9,10 @@
 // formula and that no ghost cell was touched. Also: a struct of int and
 // double (PnetCDF: NC_EMULTITYPES), and the sizes ncmpi_inq_put_size /
 // ncmpi_inq_get_size report per rank. Rank 0 prints one line per file.
-//   ghost DIR K,K,...
+// KEY=VALUE arguments are hints for every ncmpi_create (nc_header_align_size,
+// ...); enddef=H_MINFREE,V_ALIGN,V_MINFREE,R_ALIGN ends define mode with
+// ncmpi__enddef and those arguments.
+//   ghost DIR K,K,... [KEY=VALUE ...]
 #include <mpi.h>
 #include <pnetcdf.h>
 #include <sio/part/NcProgram.h>
@@ -18,6 +21,10 @@
 #include <string.h>
 
 static int rank, nprocs;
+static int hintArgc;
+static char **hintArgv;
+static int useEnddefArgs;
+static MPI_Offset enddefArgs[4];
 
 enum { G = 1 };                          // ghost cells on each side
 enum { Z = 4, Y = 12, X = 5 };           // field(z, y, x), cut along y by rank
@@ -48,7 +55,10 @@ static void define(int ncid, Vars *v) {
   int second = 1; // FLASH's unknowns cut on the blocks (Son et al. 2013 §IV-B)
   SIO_NC_CHECK(ncmpi_put_att_int(ncid, v->unk, "sio_partition_dim", NC_INT, 1, &second));
   SIO_NC_CHECK(ncmpi_def_var(ncid, "vn", NC_DOUBLE, 2, d2, &v->vn));
-  SIO_NC_CHECK(ncmpi_enddef(ncid));
+  if (useEnddefArgs)
+    SIO_NC_CHECK(ncmpi__enddef(ncid, enddefArgs[0], enddefArgs[1], enddefArgs[2], enddefArgs[3]));
+  else
+    SIO_NC_CHECK(ncmpi_enddef(ncid));
 }
 
 // The 3-D fields: this rank's rows [y0, y0 + ly) with G ghost cells around.
@@ -178,8 +188,7 @@ static void run(const char *dir, int k) {
     snprintf(path, sizeof path, "%s/plain.nc", dir);
   else
     snprintf(path, sizeof path, "%s/part%d.nc", dir, k);
-  MPI_Info info;
-  MPI_Info_create(&info);
+  MPI_Info info = sio_nc_hints(hintArgc, hintArgv, 0);
   if (k > 0) {
     snprintf(targets, sizeof targets, "%s/ta,%s/tb,%s/tc", dir, dir, dir);
     snprintf(ks, sizeof ks, "%d", k);
@@ -295,12 +304,22 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-  if (argc != 3) {
+  if (argc < 3) {
     if (rank == 0)
-      fprintf(stderr, "usage: ghost DIR K,K,...\n");
+      fprintf(stderr, "usage: ghost DIR K,K,... [KEY=VALUE ...]\n");
     MPI_Finalize();
     return 2;
   }
+  for (int i = 3; i < argc; ++i)
+    if (strncmp(argv[i], "enddef=", 7) == 0) {
+      long long e[4];
+      useEnddefArgs = sscanf(argv[i] + 7, "%lld,%lld,%lld,%lld", &e[0], &e[1], &e[2], &e[3]) == 4;
+      for (int j = 0; j < 4; ++j)
+        enddefArgs[j] = (MPI_Offset)e[j];
+      argv[i] = "-"; // not a hint
+    }
+  hintArgc = argc - 3;
+  hintArgv = argv + 3;
   y0 = (int)((long)Y * rank / nprocs);
   ly = (int)((long)Y * (rank + 1) / nprocs) - y0;
   run(argv[1], 0);
