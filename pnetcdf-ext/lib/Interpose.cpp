@@ -14,8 +14,9 @@
 // collectively the request lists are exchanged by MPI_Alltoall(v), the data
 // by isend/irecv, and the delegates of each partition issue PnetCDF
 // nonblocking calls on it (§III-C); in independent mode a rank accesses the
-// partitions itself. What cannot be transformed (vard, derived MPI
-// datatypes, independent access to record variables) returns
+// partitions itself. Derived MPI buffer types are packed through the type
+// into contiguous elements (and unpacked after reads). What cannot be
+// transformed (vard, independent access to record variables) returns
 // NC_ENOTSUPPORT with a message; nothing changes for other files and
 // variables.
 #include "sio/part/BufferType.h"
@@ -2215,7 +2216,7 @@ int ncmpi_cancel(int ncid, int num, int *reqs, int *statuses) {
 // vars and varm forms, one per subarray for varn, one per partitioned
 // variable for the mput/mget forms) run by the helper of its kind:
 // collective, independent, nonblocking or buffered. Only vard (an MPI
-// filetype over the file layout) and derived MPI buffer types are refused.
+// filetype over the file layout) is refused.
 
 // The index arguments of each single-variable form: parameters, the same as
 // arguments, and as Access fields (start, count, stride, imap).
