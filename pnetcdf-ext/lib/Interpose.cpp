@@ -105,11 +105,11 @@ int typeIndexOf(MPI_Datatype t) {
     return kType_longlong;
   if (t == MPI_DATATYPE_NULL || !pnetcdfHasFortran())
     return -1;
-  const std::pair<MPI_Datatype, int> fortran[] = {
-      {MPI_CHARACTER, kType_text}, {MPI_INTEGER1, kType_schar}, {MPI_INTEGER2, kType_short},
-      {MPI_INTEGER, kType_int},    {MPI_INTEGER4, kType_int},   {MPI_INTEGER8, kType_long},
-      {MPI_REAL, kType_float},     {MPI_REAL4, kType_float},    {MPI_REAL8, kType_double},
-      {MPI_DOUBLE_PRECISION, kType_double}};
+  const std::pair<MPI_Datatype, int> fortran[] = {{MPI_CHARACTER, kType_text}, {MPI_INTEGER1, kType_schar},
+                                                  {MPI_INTEGER2, kType_short}, {MPI_INTEGER, kType_int},
+                                                  {MPI_INTEGER4, kType_int},   {MPI_INTEGER8, kType_long},
+                                                  {MPI_REAL, kType_float},     {MPI_REAL4, kType_float},
+                                                  {MPI_REAL8, kType_double},   {MPI_DOUBLE_PRECISION, kType_double}};
   for (auto [f, i] : fortran)
     if (f == t)
       return i;
@@ -128,8 +128,8 @@ MPI_Datatype canonicalType(MPI_Datatype t) {
 /// operations of one buffer (a varn call's subarrays).
 struct Staging {
   bool write = false;
-  void *user = nullptr; ///< the application's buffer
-  MPI_Count count = 0;  ///< items of `type` in it
+  void *user = nullptr;                  ///< the application's buffer
+  MPI_Count count = 0;                   ///< items of `type` in it
   MPI_Datatype type = MPI_DATATYPE_NULL; ///< a duplicate: the application may free its handle before the wait
   std::vector<char> linear;
   int pending = 0;     ///< operations still to complete
@@ -198,9 +198,9 @@ struct Op {
   void *buf = nullptr;
   int type = 0;
   int req = -1;
-  std::vector<char> owned;   ///< the data of a buffered (bput) or mapped (varm) access
-  void *mapped = nullptr;    ///< a mapped read: where `owned` goes after the I/O
-  std::vector<int64_t> imap; ///< of a mapped access
+  std::vector<char> owned;          ///< the data of a buffered (bput) or mapped (varm) access
+  void *mapped = nullptr;           ///< a mapped read: where `owned` goes after the I/O
+  std::vector<int64_t> imap;        ///< of a mapped access
   std::shared_ptr<Staging> staging; ///< a derived buffer type's data (buf points into it)
 };
 
@@ -220,8 +220,8 @@ struct Master {
   std::vector<Op> pending;
   int nextReq = kReqBase;
   bool writable = true;
-  bool indep = false;          ///< in independent data mode
-  std::map<int, int> selfNcid; ///< partitions this rank opened alone for independent access
+  bool indep = false;                      ///< in independent data mode
+  std::map<int, int> selfNcid;             ///< partitions this rank opened alone for independent access
   MPI_Offset enddefArgs[4] = {0, 0, 0, 0}; ///< of ncmpi__enddef: h_minfree, v_align, v_minfree, r_align
   /// What ncmpi_inq_put_size / ncmpi_inq_get_size add to the master's count
   /// (the unpartitioned file's count): the external bytes of this rank's
