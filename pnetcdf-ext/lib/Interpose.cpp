@@ -14,10 +14,12 @@
 // collectively the request lists are exchanged by MPI_Alltoall(v), the data
 // by isend/irecv, and the delegates of each partition issue PnetCDF
 // nonblocking calls on it (§III-C); in independent mode a rank accesses the
-// partitions itself. What cannot be transformed (vard, derived MPI
-// datatypes, independent access to record variables) returns
+// partitions itself. Derived MPI buffer types are packed through the type
+// into contiguous elements (and unpacked after reads). What cannot be
+// transformed (vard, independent access to record variables) returns
 // NC_ENOTSUPPORT with a message; nothing changes for other files and
 // variables.
+#include "sio/part/BufferType.h"
 #include "sio/part/Layout.h"
 #include "sio/part/Probe.h"
 #include "sio/part/Select.h"
@@ -66,26 +68,82 @@ void *resolveReal(const char *name) {
 
 // --- memory types ------------------------------------------------------------
 
+// The typed API's twelve, then the predefined types PnetCDF also accepts in
+// the flexible API only (its dtype_filter): MPI_BYTE and MPI_UNSIGNED_LONG.
 const MPI_Datatype kTypes[] = {
 #define SIO_PNC_TYPE(suffix, ctype, mpitype) mpitype,
 #include "Types.def"
-};
+    MPI_BYTE, MPI_UNSIGNED_LONG};
 const int kTypeSize[] = {
 #define SIO_PNC_TYPE(suffix, ctype, mpitype) int(sizeof(ctype)),
 #include "Types.def"
-};
+    1, int(sizeof(unsigned long))};
 enum TypeIndex {
 #define SIO_PNC_TYPE(suffix, ctype, mpitype) kType_##suffix,
 #include "Types.def"
+  kType_byte,
+  kType_ulong,
   kNumTypes
 };
 
+/// Whether the PnetCDF library was built with its Fortran interface: only
+/// then does its dtype_filter accept MPI's Fortran types (MPI_INTEGER, ...).
+bool pnetcdfHasFortran() {
+  static const bool has = dlsym(RTLD_DEFAULT, "nfmpi_create_") || dlsym(RTLD_DEFAULT, "nfmpi_create") ||
+                          dlsym(RTLD_DEFAULT, "nfmpi_create__");
+  return has;
+}
+
+/// The memory type index of a predefined MPI datatype, with PnetCDF's
+/// aliases (dtype_filter: MPI_LONG_LONG_INT, and the Fortran types when its
+/// Fortran interface is built); -1 when PnetCDF does not support it.
 int typeIndexOf(MPI_Datatype t) {
   for (int i = 0; i < kNumTypes; ++i)
     if (kTypes[i] == t)
       return i;
+  if (t == MPI_LONG_LONG_INT)
+    return kType_longlong;
+  if (t == MPI_DATATYPE_NULL || !pnetcdfHasFortran())
+    return -1;
+  const std::pair<MPI_Datatype, int> fortran[] = {{MPI_CHARACTER, kType_text}, {MPI_INTEGER1, kType_schar},
+                                                  {MPI_INTEGER2, kType_short}, {MPI_INTEGER, kType_int},
+                                                  {MPI_INTEGER4, kType_int},   {MPI_INTEGER8, kType_long},
+                                                  {MPI_REAL, kType_float},     {MPI_REAL4, kType_float},
+                                                  {MPI_REAL8, kType_double},   {MPI_DOUBLE_PRECISION, kType_double}};
+  for (auto [f, i] : fortran)
+    if (f == t)
+      return i;
   return -1;
 }
+
+MPI_Datatype canonicalType(MPI_Datatype t) {
+  int i = typeIndexOf(t);
+  return i < 0 ? MPI_DATATYPE_NULL : kTypes[i];
+}
+
+/// The data of a derived buffer type as contiguous elements of its one
+/// predefined type: packed through the type at the call (writes), unpacked
+/// into the application's buffer once every operation reading into it has
+/// completed (reads; a nonblocking get at ncmpi_wait_all). Shared by the
+/// operations of one buffer (a varn call's subarrays).
+struct Staging {
+  bool write = false;
+  void *user = nullptr;                  ///< the application's buffer
+  MPI_Count count = 0;                   ///< items of `type` in it
+  MPI_Datatype type = MPI_DATATYPE_NULL; ///< a duplicate: the application may free its handle before the wait
+  std::vector<char> linear;
+  int pending = 0;     ///< operations still to complete
+  bool failed = false; ///< one of them failed: the application's buffer is left alone
+  Staging() = default;
+  Staging(const Staging &) = delete;
+  Staging &operator=(const Staging &) = delete;
+  ~Staging() {
+    int done = 0;
+    MPI_Finalized(&done);
+    if (!done && type != MPI_DATATYPE_NULL)
+      MPI_Type_free(&type);
+  }
+};
 
 // --- state -----------------------------------------------------------------
 
@@ -97,7 +155,22 @@ struct Hints {
   int numPartitions = 0; ///< 0: defaultPartitionCount(targets selected, ranks)
   std::vector<std::string> targets;
   double threshold = sio::part::kDefaultSlopeThreshold;
+  /// The application's header layout hints ("key=value;..."), kept in the
+  /// master for sio-part-merge (kLayoutAttribute).
+  std::string layout;
 };
+
+/// PnetCDF 1.12.3's hints that place the header and the variables in the
+/// file (ncmpio_set_pnetcdf_hints), and the MPI-IO hint its enddef derives
+/// the alignments from when they are not given.
+const char *const kLayoutHints[] = {"nc_header_align_size", "nc_var_align_size", "nc_record_align_size",
+                                    "striping_unit"};
+/// The master's global text attribute with the header layout settings the
+/// unpartitioned file would have used: those hints and ncmpi__enddef's
+/// arguments (h_minfree, v_align, v_minfree, r_align). sio-part-merge
+/// creates the merged file with them, so it is the unpartitioned file byte
+/// for byte.
+constexpr const char *kLayoutAttribute = "sio_layout";
 
 struct PVar {
   int varid = -1;
@@ -125,9 +198,10 @@ struct Op {
   void *buf = nullptr;
   int type = 0;
   int req = -1;
-  std::vector<char> owned;   ///< the data of a buffered (bput) or mapped (varm) access
-  void *mapped = nullptr;    ///< a mapped read: where `owned` goes after the I/O
-  std::vector<int64_t> imap; ///< of a mapped access
+  std::vector<char> owned;          ///< the data of a buffered (bput) or mapped (varm) access
+  void *mapped = nullptr;           ///< a mapped read: where `owned` goes after the I/O
+  std::vector<int64_t> imap;        ///< of a mapped access
+  std::shared_ptr<Staging> staging; ///< a derived buffer type's data (buf points into it)
 };
 
 struct Master {
@@ -146,8 +220,14 @@ struct Master {
   std::vector<Op> pending;
   int nextReq = kReqBase;
   bool writable = true;
-  bool indep = false;          ///< in independent data mode
-  std::map<int, int> selfNcid; ///< partitions this rank opened alone for independent access
+  bool indep = false;                      ///< in independent data mode
+  std::map<int, int> selfNcid;             ///< partitions this rank opened alone for independent access
+  MPI_Offset enddefArgs[4] = {0, 0, 0, 0}; ///< of ncmpi__enddef: h_minfree, v_align, v_minfree, r_align
+  /// What ncmpi_inq_put_size / ncmpi_inq_get_size add to the master's count
+  /// (the unpartitioned file's count): the external bytes of this rank's
+  /// accesses to partitioned variables and, on rank 0 of a created file, the
+  /// unpartitioned header's size minus the master's (headerBytes).
+  int64_t putBytes = 0, getBytes = 0, headerDelta = 0;
 };
 
 std::map<int, std::unique_ptr<Master>> &masters() {
@@ -235,6 +315,11 @@ std::string readHints(MPI_Info info, Hints &h) {
     if (!v.empty())
       kv[key] = v;
   }
+  for (const char *key : kLayoutHints) {
+    std::string v = infoGet(info, key);
+    if (!v.empty())
+      kv[key] = v;
+  }
   if (const char *env = std::getenv("PNETCDF_HINTS")) {
     std::string s = env;
     size_t pos = 0;
@@ -258,6 +343,9 @@ std::string readHints(MPI_Info info, Hints &h) {
     h.numPartitions = int(v);
   }
   h.targets = sio::part::splitTargets(kv["sio_part_targets"]);
+  for (const char *key : kLayoutHints)
+    if (auto it = kv.find(key); it != kv.end() && !it->second.empty())
+      h.layout += std::string(key) + "=" + it->second + ";";
   if (auto &t = kv["sio_part_threshold"]; !t.empty()) {
     std::string err;
     auto v = sio::part::parseThreshold(t, &err);
@@ -446,6 +534,17 @@ int extendRecords(Master &m) {
       err = e;
   }
   return err;
+}
+
+void finishOp(Op &op, bool ok);
+int64_t externalSize(nc_type t);
+
+/// Counts a completed access for ncmpi_inq_put_size / ncmpi_inq_get_size:
+/// its elements in the variable's external type, as PnetCDF counts the
+/// bytes a request moves in the file.
+void countBytes(Master &m, const Op &op) {
+  int64_t bytes = elements(op.count) * externalSize(op.var->xtype);
+  (op.write ? m.putBytes : m.getBytes) += bytes;
 }
 
 /// Runs a set of operations collectively over the master's communicator: every
@@ -661,10 +760,13 @@ int runOps(Master &m, std::vector<Op> &ops, std::vector<int> *status = nullptr, 
     }
   }
 
-  // Mapped reads (varm): from the packed buffer into the application's layout.
-  for (size_t i = 0; i < ops.size(); ++i)
-    if (ops[i].mapped && (*status)[i] == NC_NOERR)
-      sio::part::mappedCopy(ops[i].buf, ops[i].mapped, ops[i].count, ops[i].imap, size_t(kTypeSize[ops[i].type]), true);
+  // Mapped reads (varm) into the application's layout, derived buffer types
+  // unpacked through the type.
+  for (size_t i = 0; i < ops.size(); ++i) {
+    finishOp(ops[i], (*status)[i] == NC_NOERR);
+    if ((*status)[i] == NC_NOERR)
+      countBytes(m, ops[i]);
+  }
 
   // Every rank returns the same outcome; record variables: the new extent.
   int64_t recs = 0;
@@ -722,6 +824,7 @@ struct Access {
   int type = kFlexible;     ///< the typed API's memory type, or kFlexible
   MPI_Offset bufcount = -1; ///< flexible API: elements in buf (-1: as many as the request)
   MPI_Datatype buftype = MPI_DATATYPE_NULL;
+  std::shared_ptr<Staging> staging = nullptr; ///< set by stageDerived: buf is its contiguous copy
 };
 
 struct Piece {
@@ -742,8 +845,8 @@ int refuse(const char *fn, const PVar &v, int err, const char *why) {
 }
 
 /// The memory type of a flexible-API call: a predefined MPI datatype, or
-/// MPI_DATATYPE_NULL for the variable's own external type; -1 for a derived
-/// datatype.
+/// MPI_DATATYPE_NULL for the variable's own external type; -1 for a type
+/// PnetCDF does not support (derived ones are staged before: stageDerived).
 int flexibleType(const PVar &v, MPI_Datatype buftype) {
   if (buftype != MPI_DATATYPE_NULL)
     return typeIndexOf(buftype);
@@ -777,13 +880,79 @@ int flexibleType(const PVar &v, MPI_Datatype buftype) {
 
 int memoryType(const PVar &v, const Access &a) { return a.type == kFlexible ? flexibleType(v, a.buftype) : a.type; }
 
+/// A flexible access whose buffer type is a derived MPI datatype becomes one
+/// with that type's predefined element type over a contiguous buffer (a
+/// Staging): for a write the data packed through the type now (MPI_Pack, as
+/// PnetCDF's own ncmpio_pack_xbuf does), for a read a buffer unpacked into
+/// the application's at completion (finishOp). Types PnetCDF refuses keep
+/// its error code: NC_EMULTITYPES for more than one element type,
+/// NC_EUNSPTETYPE for an unsupported one. Other accesses are unchanged.
+int stageDerived(Access &a) {
+  if (a.type != kFlexible || a.buftype == MPI_DATATYPE_NULL || a.staging)
+    return NC_NOERR;
+  int nints = 0, naddrs = 0, ntypes = 0, combiner = 0;
+  MPI_Type_get_envelope(a.buftype, &nints, &naddrs, &ntypes, &combiner);
+  if (combiner == MPI_COMBINER_NAMED)
+    return NC_NOERR; // predefined: flexibleType maps it (or it is refused there)
+  sio::part::ElementType et = sio::part::elementTypeOf(a.buftype, canonicalType);
+  if (et.status == sio::part::ElementStatus::MultipleTypes)
+    return NC_EMULTITYPES;
+  if (et.status != sio::part::ElementStatus::Ok)
+    return NC_EUNSPTETYPE;
+  const int type = typeIndexOf(et.element);
+  MPI_Count typeBytes = 0;
+  MPI_Type_size_c(a.buftype, &typeBytes);
+  const MPI_Count perItem = typeBytes / kTypeSize[type];
+  if (a.bufcount < 0)
+    return NC_EINVAL; // PnetCDF takes bufcount -1 as a predefined type's: a derived one has no meaning there
+  auto s = std::make_shared<Staging>();
+  s->write = a.write;
+  s->user = const_cast<void *>(a.buf);
+  s->count = MPI_Count(a.bufcount);
+  s->linear.resize(size_t(a.bufcount * perItem * kTypeSize[type]));
+  if (a.write) {
+    MPI_Count pos = 0;
+    if (MPI_Pack_c(a.buf, s->count, a.buftype, s->linear.data(), MPI_Count(s->linear.size()), &pos, MPI_COMM_SELF) !=
+        MPI_SUCCESS)
+      return NC_EINVAL;
+  } else {
+    MPI_Type_dup(a.buftype, &s->type);
+  }
+  a.buf = s->linear.data();
+  a.bufcount = a.bufcount * perItem;
+  a.buftype = kTypes[type];
+  a.staging = std::move(s);
+  return NC_NOERR;
+}
+
+/// After a read operation: the mapped (varm) copy into the application's
+/// layout, then, once every operation of a derived buffer type has
+/// completed, the unpack into the application's buffer through its type.
+void finishOp(Op &op, bool ok) {
+  if (op.write)
+    return;
+  if (ok && op.mapped)
+    sio::part::mappedCopy(op.buf, op.mapped, op.count, op.imap, size_t(kTypeSize[op.type]), true);
+  if (Staging *s = op.staging.get()) {
+    s->failed |= !ok;
+    if (--s->pending == 0 && !s->failed) {
+      MPI_Count pos = 0;
+      MPI_Unpack_c(s->linear.data(), MPI_Count(s->linear.size()), &pos, s->user, s->count, s->type, MPI_COMM_SELF);
+    }
+    op.staging.reset();
+  }
+}
+
 /// Turns one access into an operation of the transformation: checks it, and
 /// for a mapped (varm) access or a buffered write keeps the data packed in
 /// the operation itself.
-int prepare(const char *fn, Master &m, const PVar &v, const Access &a, bool copy, Op &op) {
+int prepare(const char *fn, Master &m, const PVar &v, const Access &access, bool copy, Op &op) {
+  Access a = access;
+  if (int e = stageDerived(a); e != NC_NOERR)
+    return e;
   int type = memoryType(v, a);
   if (type < 0)
-    return refuse(fn, v, NC_ENOTSUPPORT, "the buffer type is a derived MPI datatype; use a predefined one");
+    return NC_EUNSPTETYPE; // a predefined type PnetCDF has no conversion for (MPI_C_BOOL, ...), as PnetCDF
   makeOp(m, v, a.write, a.start, a.count, a.stride, a.buf, type, op);
   int err = validate(op);
   if (err != NC_NOERR)
@@ -792,6 +961,21 @@ int prepare(const char *fn, Master &m, const PVar &v, const Access &a, bool copy
   if (a.type == kFlexible && a.buftype != MPI_DATATYPE_NULL && a.bufcount >= 0 && a.bufcount != n)
     return NC_EIOMISMATCH; // as PnetCDF: bufcount differs from the request, larger or smaller
   const size_t bytes = size_t(n) * size_t(kTypeSize[type]);
+  if (a.staging && a.imap) {
+    // The mapped layout may reach past the buffer's elements (gaps): cover it.
+    int64_t extent = 1;
+    for (size_t d = 0; d < v.len.size(); ++d)
+      extent += op.count[d] > 0 ? (op.count[d] - 1) * a.imap[d] : 0;
+    size_t need = size_t(std::max<int64_t>(extent, n)) * size_t(kTypeSize[type]);
+    if (a.staging->linear.size() < need && elements(op.count) > 0) {
+      a.staging->linear.resize(need);
+      a.buf = a.staging->linear.data();
+    }
+  }
+  if (a.staging && !a.write) {
+    op.staging = a.staging;
+    ++op.staging->pending;
+  }
   if (a.imap) {
     op.imap.assign(a.imap, a.imap + v.len.size());
     op.owned.resize(bytes);
@@ -801,6 +985,10 @@ int prepare(const char *fn, Master &m, const PVar &v, const Access &a, bool copy
     else
       op.mapped = const_cast<void *>(a.buf);
     op.buf = op.owned.data();
+  } else if (a.staging) {
+    op.buf = const_cast<void *>(a.buf); // already a copy (bput too)
+    if (a.write)
+      op.staging = a.staging; // keeps the packed data alive until the wait
   } else if (copy && a.write) {
     op.owned.assign(static_cast<const char *>(a.buf), static_cast<const char *>(a.buf) + bytes);
     op.buf = op.owned.data();
@@ -857,24 +1045,27 @@ int runIndependent(Master &m, Op &op) {
     if (err != NC_NOERR)
       return err;
   }
-  if (op.mapped)
-    sio::part::mappedCopy(op.buf, op.mapped, op.count, op.imap, esize, true);
+  finishOp(op, true);
+  countBytes(m, op);
   return NC_NOERR;
 }
 
 int independent(const char *fn, Master &m, const std::vector<Piece> &pieces) {
   if (!m.indep)
     return NC_ENOTINDEP; // as PnetCDF: an independent form in collective data mode
-  for (auto &[v, a] : pieces) {
+  // All prepared before any runs: the subarrays of one derived buffer type
+  // are unpacked together once the last is read.
+  std::vector<Op> ops(pieces.size());
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    auto &[v, a] = pieces[i];
     if (v->record)
       return refuse(fn, *v, NC_ENOTSUPPORT, "independent access to a partitioned record variable");
-    Op op;
-    int err = prepare(fn, m, *v, a, false, op);
-    if (err == NC_NOERR)
-      err = runIndependent(m, op);
-    if (err != NC_NOERR)
+    if (int err = prepare(fn, m, *v, a, false, ops[i]); err != NC_NOERR)
       return err;
   }
+  for (auto &op : ops)
+    if (int err = runIndependent(m, op); err != NC_NOERR)
+      return err;
   return NC_NOERR;
 }
 
@@ -952,16 +1143,18 @@ int accessOne(const char *fn, Mode mode, int ncid, int varid, const Access &a, i
 /// The list (varn) forms: num subarrays whose data follow one another in the
 /// buffer; each is one access (a null count: one element, as var1).
 int accessN(const char *fn, Mode mode, int ncid, int varid, int num, MPI_Offset *const *starts,
-            MPI_Offset *const *counts, const Access &a, int *req = nullptr) {
+            MPI_Offset *const *counts, const Access &access, int *req = nullptr) {
   Master *m = nullptr;
   const PVar *v = partitionedVar(ncid, varid, &m);
   std::vector<Piece> pieces;
-  int err = NC_NOERR, type = memoryType(*v, a);
-  if (num < 0)
+  Access a = access;
+  int err = stageDerived(a); // one buffer (and type) for all subarrays
+  int type = memoryType(*v, a);
+  if (err == NC_NOERR && num < 0)
     err = NC_EINVAL;
-  else if (num > 0 && !starts)
+  else if (err == NC_NOERR && num > 0 && !starts)
     err = NC_ENULLSTART;
-  else if (type < 0)
+  else if (err == NC_NOERR && type < 0)
     pieces.push_back({v, a}); // prepare refuses it
   int64_t total = 0;
   for (int i = 0; err == NC_NOERR && type >= 0 && i < num; ++i) {
@@ -1259,6 +1452,13 @@ int createPartitions(Master &m) {
     std::string name = "partition_" + std::to_string(p);
     err = ncmpi_put_att_text(m.ncid, NC_GLOBAL, name.c_str(), MPI_Offset(stored.size()), stored.c_str());
     m.parts.resize(m.k);
+  }
+  if (err == NC_NOERR) {
+    std::string layout = m.hints.layout;
+    const char *args[] = {"h_minfree", "v_align", "v_minfree", "r_align"};
+    for (int i = 0; i < 4; ++i)
+      layout += std::string(args[i]) + "=" + std::to_string(m.enddefArgs[i]) + ";";
+    err = ncmpi_put_att_text(m.ncid, NC_GLOBAL, kLayoutAttribute, MPI_Offset(layout.size()), layout.c_str());
   }
   for (auto &[id, v] : m.vars) {
     if (err != NC_NOERR)
@@ -1642,10 +1842,44 @@ int ncmpi_def_var(int ncid, const char *name, nc_type xtype, int ndims, const in
   return err;
 }
 
-static int enddefPartitioned(int ncid, Master *m) {
+/// The bytes of one attribute in a netCDF header (CDF-1/2: 4-byte counts,
+/// CDF-5: 8-byte), as PnetCDF's ncmpio_hdr_len_NC counts them.
+static int64_t attributeHeaderBytes(int ncid, int varid, const char *name, bool cdf5) {
+  nc_type t;
+  MPI_Offset n = 0;
+  if (ncmpi_inq_att(ncid, varid, name, &t, &n) != NC_NOERR)
+    return 0;
+  auto pad4 = [](int64_t b) { return (b + 3) / 4 * 4; };
+  const int64_t count = cdf5 ? 8 : 4;
+  return count + pad4(int64_t(std::strlen(name))) + 4 + count + pad4(n * externalSize(t));
+}
+
+/// The size of the header the unpartitioned file would have minus the
+/// master's: the master has sio's attributes (global and per partitioned
+/// variable), and its placeholders have no dimension ids.
+static int64_t headerDelta(const Master &m) {
+  const bool cdf5 = (m.cmode & NC_64BIT_DATA) != 0;
+  int64_t extra = attributeHeaderBytes(m.ncid, NC_GLOBAL, "num_partitions", cdf5) +
+                  attributeHeaderBytes(m.ncid, NC_GLOBAL, kLayoutAttribute, cdf5);
+  for (int p = 0; p < m.k; ++p)
+    extra += attributeHeaderBytes(m.ncid, NC_GLOBAL, ("partition_" + std::to_string(p)).c_str(), cdf5);
+  int64_t dimids = 0;
+  for (auto &[id, v] : m.vars) {
+    for (const char *a : {"num_partitions", "ndims_org", "dimids_org", "partition_dim"})
+      extra += attributeHeaderBytes(m.ncid, id, a, cdf5);
+    dimids += int64_t(v.dimids.size()) * (cdf5 ? 8 : 4);
+  }
+  return dimids - extra;
+}
+
+static int enddefPartitioned(int ncid, Master *m, const MPI_Offset *args) {
+  if (args)
+    std::copy(args, args + 4, m->enddefArgs);
   int err = createPartitions(*m);
   m->partitioned = true;
-  int e = REAL(ncmpi_enddef)(ncid);
+  int e = args ? REAL(ncmpi__enddef)(ncid, args[0], args[1], args[2], args[3]) : REAL(ncmpi_enddef)(ncid);
+  if (e == NC_NOERR && m->rank == 0)
+    m->headerDelta = headerDelta(*m); // rank 0 wrote the header (PnetCDF counts it in its put size)
   return err != NC_NOERR ? err : e;
 }
 
@@ -1653,14 +1887,15 @@ int ncmpi_enddef(int ncid) {
   Master *m = masterOf(ncid);
   if (!m || m->partitioned)
     return REAL(ncmpi_enddef)(ncid);
-  return enddefPartitioned(ncid, m);
+  return enddefPartitioned(ncid, m, nullptr);
 }
 
 int ncmpi__enddef(int ncid, MPI_Offset h_minfree, MPI_Offset v_align, MPI_Offset v_minfree, MPI_Offset r_align) {
   Master *m = masterOf(ncid);
   if (!m || m->partitioned)
     return REAL(ncmpi__enddef)(ncid, h_minfree, v_align, v_minfree, r_align);
-  return enddefPartitioned(ncid, m);
+  const MPI_Offset args[4] = {h_minfree, v_align, v_minfree, r_align};
+  return enddefPartitioned(ncid, m, args);
 }
 
 int ncmpi_redef(int ncid) {
@@ -1702,6 +1937,23 @@ int ncmpi_close(int ncid) {
   masters().erase(ncid);
   int err = REAL(ncmpi_close)(ncid);
   return status != NC_NOERR ? status : err;
+}
+
+// The bytes moved so far: the unpartitioned file's count (Master::putBytes).
+int ncmpi_inq_put_size(int ncid, MPI_Offset *size) {
+  int err = REAL(ncmpi_inq_put_size)(ncid, size);
+  Master *m = masterOf(ncid);
+  if (err == NC_NOERR && m && size)
+    *size += m->putBytes + m->headerDelta;
+  return err;
+}
+
+int ncmpi_inq_get_size(int ncid, MPI_Offset *size) {
+  int err = REAL(ncmpi_inq_get_size)(ncid, size);
+  Master *m = masterOf(ncid);
+  if (err == NC_NOERR && m && size)
+    *size += m->getBytes;
+  return err;
 }
 
 int ncmpi_sync(int ncid) {
@@ -1964,7 +2216,7 @@ int ncmpi_cancel(int ncid, int num, int *reqs, int *statuses) {
 // vars and varm forms, one per subarray for varn, one per partitioned
 // variable for the mput/mget forms) run by the helper of its kind:
 // collective, independent, nonblocking or buffered. Only vard (an MPI
-// filetype over the file layout) and derived MPI buffer types are refused.
+// filetype over the file layout) is refused.
 
 // The index arguments of each single-variable form: parameters, the same as
 // arguments, and as Access fields (start, count, stride, imap).

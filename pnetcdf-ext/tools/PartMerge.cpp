@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -25,15 +26,15 @@ namespace {
 int rank = 0, nprocs = 1;
 
 // The master's partitioning metadata: not copied into the merged file.
-/// sio's own attributes of the master: global num_partitions and
-/// partition_0 .. partition_{K-1}. Those of the partitioned variables
+/// sio's own attributes of the master: global num_partitions, sio_layout
+/// and partition_0 .. partition_{K-1}. Those of the partitioned variables
 /// (num_partitions, ndims_org, dimids_org, partition_dim) are hidden by
 /// libsio-pnetcdf's ncmpi_inq_varnatts, so a variable's attribute of the
 /// same name is the application's and is copied.
 bool isPartitionAttribute(int varid, const char *name) {
   if (varid != NC_GLOBAL)
     return false;
-  if (std::strcmp(name, "num_partitions") == 0)
+  if (std::strcmp(name, "num_partitions") == 0 || std::strcmp(name, "sio_layout") == 0)
     return true;
   if (std::strncmp(name, "partition_", 10) != 0 || name[10] == '\0')
     return false;
@@ -88,6 +89,52 @@ struct Failure {
   std::string what;
 };
 
+/// The header layout the application's file would have had (libsio-pnetcdf
+/// keeps it in the master's global attribute sio_layout, "key=value;..."):
+/// PnetCDF's alignment hints for ncmpi_create and ncmpi__enddef's
+/// arguments. A master without it (written before) gets PnetCDF's defaults.
+struct Layout {
+  MPI_Info info = MPI_INFO_NULL;
+  bool enddefArgs = false;
+  MPI_Offset args[4] = {0, 0, 0, 0}; ///< h_minfree, v_align, v_minfree, r_align
+};
+
+Layout readLayout(int ncid, const char *masterPath) {
+  Layout l;
+  MPI_Offset len = 0;
+  if (ncmpi_inq_attlen(ncid, NC_GLOBAL, "sio_layout", &len) != NC_NOERR)
+    return l;
+  std::string text(size_t(len), '\0');
+  if (ncmpi_get_att_text(ncid, NC_GLOBAL, "sio_layout", text.data()) != NC_NOERR)
+    return l;
+  MPI_Info_create(&l.info);
+  const char *argNames[] = {"h_minfree", "v_align", "v_minfree", "r_align"};
+  for (size_t pos = 0; pos < text.size();) {
+    size_t semi = text.find(';', pos);
+    std::string item = text.substr(pos, semi == std::string::npos ? std::string::npos : semi - pos);
+    pos = semi == std::string::npos ? text.size() : semi + 1;
+    if (item.empty())
+      continue;
+    size_t eq = item.find('=');
+    if (eq == std::string::npos)
+      throw Failure{std::string(masterPath) + ": attribute sio_layout: '" + item + "' is not key=value"};
+    std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    bool arg = false;
+    for (int i = 0; i < 4; ++i)
+      if (key == argNames[i]) {
+        char *end = nullptr;
+        l.args[i] = MPI_Offset(std::strtoll(value.c_str(), &end, 10));
+        if (value.empty() || *end)
+          throw Failure{std::string(masterPath) + ": attribute sio_layout: " + key + "='" + value +
+                        "' is not a number"};
+        l.enddefArgs = arg = true;
+      }
+    if (!arg)
+      MPI_Info_set(l.info, key.c_str(), value.c_str());
+  }
+  return l;
+}
+
 void check(int err, const std::string &what) {
   if (err != NC_NOERR)
     throw Failure{what + ": " + ncmpi_strerror(err)};
@@ -140,7 +187,11 @@ void merge(const char *masterPath, const char *outPath) {
   int format = 0;
   check(ncmpi_inq_format(in, &format), "format");
   int cmode = NC_CLOBBER | (format == NC_FORMAT_CDF5 ? NC_64BIT_DATA : format == NC_FORMAT_CDF2 ? NC_64BIT_OFFSET : 0);
-  check(ncmpi_create(MPI_COMM_WORLD, outPath, cmode, MPI_INFO_NULL, &out), std::string(outPath) + ": cannot create");
+  Layout layout = readLayout(in, masterPath);
+  int created = ncmpi_create(MPI_COMM_WORLD, outPath, cmode, layout.info, &out);
+  if (layout.info != MPI_INFO_NULL)
+    MPI_Info_free(&layout.info);
+  check(created, std::string(outPath) + ": cannot create");
 
   int ndims = 0, nvars = 0, unlim = -1;
   check(ncmpi_inq(in, &ndims, &nvars, nullptr, &unlim), "inquiry");
@@ -164,7 +215,9 @@ void merge(const char *masterPath, const char *outPath) {
           "variable " + info.name);
     copyAttributes(in, out, v);
   }
-  check(ncmpi_enddef(out), "enddef");
+  check(layout.enddefArgs ? ncmpi__enddef(out, layout.args[0], layout.args[1], layout.args[2], layout.args[3])
+                          : ncmpi_enddef(out),
+        "enddef");
 
   // Data: each variable in slabs of its first dimension, shared by the ranks.
   for (int v = 0; v < nvars; ++v) {
