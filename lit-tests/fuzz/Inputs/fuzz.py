@@ -10,7 +10,7 @@ goes through sio-trace dump/stats/diff/report/export (chrome, otf2),
 sio-signature, sio-replay-gen and, for the ior-scale seeds, sio-extrap with
 the three other rank counts; every run under an address-space limit and a
 time limit. A run fails the test when it is killed by a signal (crash),
-passes the time limit (hang), runs out of memory (the limit, or a tool's
+uses more than 20 s of CPU or takes more than 180 s of wall time (hang), runs out of memory (the limit, or a tool's
 "out of memory" refusal: over budget), exits with a status its tool does not
 document, or refuses without a `<tool>: error:` line; the stderr of every
 run and the stdout of the text commands must hold no raw control character.
@@ -29,12 +29,17 @@ import random
 import re
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import time
 
 MEM_MIB = 1024
+# The budget is CPU time (RLIMIT_CPU): the machines are shared, and a run
+# that waits for a CPU is not over budget. A run still going after
+# WALL_LIMIT seconds is a hang (it waits on something, using no CPU).
 TIME_LIMIT = 20.0
+WALL_LIMIT = 180.0
 MAX_REPLAY_CALLS = 100_000
 HUGE = [0, -1, 1, 2**31 - 1, 2**31, 2**32, 10**12, 2**62, 2**63 - 1, 2**63, -(2**63), 2**64 - 1, 10**30]
 NASTY = ["\x1b[31mRED\x1b[0m", "a\nb", "\x07\x08\x7f", "\u009b2J", "\x00nul", "%s%n", "\"quote\\", "\udcff".encode(
@@ -165,20 +170,25 @@ class Mutator:
         return text.replace('"\\u0000sio-dup\\u0000"', json.dumps(self.dup[0:2][1]) if self.dup else "")
 
 
-def limited():
-    resource.setrlimit(resource.RLIMIT_AS, (MEM_MIB << 20, MEM_MIB << 20))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+def limits(cpu_seconds):
+    def apply():
+        resource.setrlimit(resource.RLIMIT_AS, (MEM_MIB << 20, MEM_MIB << 20))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_seconds), int(cpu_seconds) + 1))
+    return apply
 
 
-def run(argv, cwd, ok_status, tool, text_stdout=False, timeout=TIME_LIMIT):
+def run(argv, cwd, ok_status, tool, text_stdout=False, timeout=WALL_LIMIT, cpu=TIME_LIMIT):
     """Runs one command; returns a failure description or None."""
     t0 = time.monotonic()
     try:
-        p = subprocess.run(argv, cwd=cwd, preexec_fn=limited, timeout=timeout, stdout=subprocess.PIPE,
+        p = subprocess.run(argv, cwd=cwd, preexec_fn=limits(cpu), timeout=timeout, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE)
     except subprocess.TimeoutExpired:
         return f"hang (over {timeout:g} s)", None
     err = p.stderr.decode("utf-8", "replace")
+    if p.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
+        return f"over budget (more than {cpu:g} s of CPU)", p.returncode
     if p.returncode < 0:
         return f"crash (signal {-p.returncode}): {err[-300:]!r}", p.returncode
     if p.returncode not in ok_status:
@@ -311,7 +321,7 @@ def main():
                 picks.append(x)
     for i, d, nranks, what in picks:
         exe = os.path.join(d, "replay")
-        fail, status = run([a.mpicxx, "-O0", "-w", "replay.cpp", "-o", exe], d, {0}, a.mpicxx, timeout=120)
+        fail, status = run([a.mpicxx, "-O0", "-w", "replay.cpp", "-o", exe], d, {0}, a.mpicxx, cpu=120)
         if fail:
             failures.append(f"t{i:04d}.json [{what}] replay compile: {fail}")
             continue
@@ -319,7 +329,7 @@ def main():
         rd = os.path.join(d, "run")
         os.makedirs(rd, exist_ok=True)
         try:
-            p = subprocess.run([a.mpiexec, "-n", n, exe], cwd=rd, timeout=TIME_LIMIT, stdout=subprocess.PIPE,
+            p = subprocess.run([a.mpiexec, "-n", n, exe], cwd=rd, timeout=WALL_LIMIT, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)
             status = p.returncode
             if status < 0 or status >= 128 or status not in (0, 2, 3, 4):
@@ -327,7 +337,7 @@ def main():
                                 f"{p.stderr.decode('utf-8', 'replace')[-400:]!r}")
             print(f"replay t{i:04d} at {n} ranks: exit {status}")
         except subprocess.TimeoutExpired:
-            failures.append(f"t{i:04d}.json [{what}] replay at {n} ranks: hang (over {TIME_LIMIT:g} s)")
+            failures.append(f"t{i:04d}.json [{what}] replay at {n} ranks: hang (over {WALL_LIMIT:g} s)")
         runs += 2
 
     print(f"fuzz: {a.count} traces, {runs} runs, {len(failures)} failures")
