@@ -952,9 +952,33 @@ private:
                     "the trace\");");
     lines.push_back("  }");
     lines.push_back("  MPI_Datatype *out = newType(madeId);");
-    lines.push_back("  countMpi(" + call->second + ");");
+    lines.push_back("  countMpi(" + typeMaker(e, call->second) + "(I, A, T, out));");
     lines.push_back("}");
     return lines;
+  }
+
+  /// The function that makes the types of one constructor site of the
+  /// application. The runtime identifies a made type by its site and
+  /// contents (one entry for a helper that makes the same type at every
+  /// call); a replay calling the constructor at one place of its body per
+  /// call gave its own trace an entry per place. All the calls of one
+  /// application site go through one call site of the replay instead.
+  std::string typeMaker(const Event &e, const std::string &call) {
+    const auto key = std::make_pair(e.op, e.site);
+    auto it = typeMakers_.find(key);
+    if (it != typeMakers_.end())
+      return it->second;
+    const std::string name = "makeDatatypeAtSite" + std::to_string(typeMakers_.size());
+    typeMakers_.emplace(key, name);
+    typeMakerDefs_.comment(e.op + " at " + siteText(e) + ": every type the application made there.");
+    typeMakerDefs_.open("int " + name +
+                        "(const std::vector<int> &I, const std::vector<MPI_Aint> &A, const std::vector<MPI_Datatype> &T, "
+                        "MPI_Datatype *out)");
+    typeMakerDefs_.line("(void)I, (void)A, (void)T;");
+    typeMakerDefs_.line("return " + call + ";");
+    typeMakerDefs_.close();
+    typeMakerDefs_.blank();
+    return name;
   }
 
   /// The comm-table entry a constructor event made on some rank (the
@@ -1308,6 +1332,13 @@ private:
       writtenFiles_.insert(*file);
     else if (intent == OpenIntent::ReadWrite)
       readWriteFiles_.insert(*file);
+    // An open that neither creates nor truncates succeeded in the
+    // application: the file existed, whether or not a traced call then read
+    // it (ROMIO reads a hints file underneath its MPI_File_open; a program
+    // may open a file only to get its size). It is an input of at least
+    // zero bytes unless something writes it.
+    if (intent != OpenIntent::Writing)
+      reads_[*file];
     if (h)
       handleFile_[{handle, *h}] = *file;
   }
@@ -1407,6 +1438,7 @@ private:
     emitChecks(out);
     emitInputFiles(out);
     emitOverwriteCheck(out);
+    out.raw(typeMakerDefs_.str());
     out.raw(body_.str());
     out.blank();
     out.line("} // namespace sio_replay");
@@ -1893,6 +1925,8 @@ private:
   int64_t highestNamedRank_ = -1;
   int64_t largestRequest_ = 0;
   CodeEmitter body_;
+  CodeEmitter typeMakerDefs_; ///< one function per datatype constructor site of the application
+  std::map<std::pair<std::string, uint64_t>, std::string> typeMakers_;
   std::string context_;
   std::vector<LoopFrame> loops_;
   std::vector<std::pair<std::string, std::string>> gaps_;
