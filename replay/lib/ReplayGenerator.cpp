@@ -437,6 +437,7 @@ private:
     Params p(*this, node, depth);
     std::vector<std::string> call = callText(node, p);
     noteRequestSizes(node, p, depth);
+    noteSeek(event, p);
     noteWrites(node, p);
     std::string gap = gapModel(event.compute);
     body_.line("beforeCall(" + cppStringLiteral(context_) + ", " + gap + ");");
@@ -1202,10 +1203,27 @@ private:
     return std::nullopt;
   }
 
-  static bool isRead(const Event &e) {
-    const std::string &op = e.op;
-    return op.find("read") != std::string::npos || op == "fread" || op == "fgetc" || op == "fgets" || op == "getline" ||
-           op == "getdelim" || op == "fscanf" || op == "fgetws" || op == "fwscanf";
+  /// The trace library's classification, shared with `sio-trace stats`:
+  /// stdio's character, line and formatted input (fgetc, fgets, getline,
+  /// fscanf, ...) read their `result` bytes.
+  static bool isRead(const Event &e) { return sio::trace::direction(e.op) == sio::trace::Direction::Read; }
+
+  /// Where an fseek left a stream (SEEK_SET, or SEEK_CUR from a known
+  /// place), so that the reads after it size the input file from there.
+  void noteSeek(const Event &e, Params &p) {
+    if (e.op != "fseek" || e.inner)
+      return;
+    auto h = p.constant("stream");
+    if (!h)
+      return;
+    auto offset = p.constant("offset"), whence = p.constant("whence");
+    auto known = streamPos_.find(*h);
+    if (offset && whence == 0 && !e.param("error"))
+      streamPos_[*h] = *offset;
+    else if (offset && whence == 1 && known != streamPos_.end() && !e.param("error"))
+      known->second += *offset;
+    else
+      streamPos_.erase(*h);
   }
 
   /// Tracks which file each constant handle refers to, the largest request
@@ -1233,6 +1251,17 @@ private:
     if (file == handleFile_.end())
       return;
     InputFile &in = reads_[file->second];
+    // A stream an fseek placed: the read reaches from there.
+    if (auto pos = streamPos_.find(*h); handle == "stream" && pos != streamPos_.end()) {
+      int64_t repeats = 1;
+      for (const auto &frame : loops_)
+        if (const Value *v = frame.iterations->valueFor(node.ranks.first().value_or(0)))
+          if (const Expr *x = std::get_if<Expr>(v))
+            repeats *= std::max<int64_t>(1, x->evaluate(ExprEnv{node.ranks.first().value_or(0), N_, {}}).value_or(1));
+      pos->second += *bytes * repeats;
+      in.reach = std::max(in.reach, pos->second);
+      return;
+    }
     // Explicit offsets: offset (in etype units of the view) plus the request.
     int64_t reach = *bytes;
     if (e.param("offset")) {
@@ -1341,6 +1370,8 @@ private:
       reads_[*file];
     if (h)
       handleFile_[{handle, *h}] = *file;
+    if (h && handle == "stream")
+      streamPos_.erase(*h); // reads from the start: counted as sequential
   }
 
   /// A call that writes or resizes through a handle makes its file written
@@ -1935,6 +1966,7 @@ private:
   std::map<std::pair<std::string, int64_t>, int64_t> handleFile_;
   std::map<int64_t, View> views_;
   std::map<int64_t, InputFile> reads_;
+  std::map<int64_t, int64_t> streamPos_; ///< stream code -> byte position an fseek gave it
   std::map<const Event *, int64_t> newComms_;
   std::vector<int64_t> derivedTypes_;
   std::vector<std::string> approximations_; ///< objects not rebuilt exactly: header comment, start-up note
