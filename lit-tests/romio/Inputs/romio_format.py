@@ -25,7 +25,7 @@ def _manifest():
             if len(words) < 3:
                 raise ValueError("tests.txt:%d: want NAME RANKS STEP ARGS... [| REASON]" % number)
             name, ranks, step = words[0], int(words[1]), words[2]
-            tests[name] = (ranks, None if step == "skip" else int(step), words[3:], reason.strip())
+            tests[name] = (ranks, None if step == "skip" else step, words[3:], reason.strip())
     return tests
 
 
@@ -55,7 +55,7 @@ class RomioFormat(lit.formats.TestFormat):
         cmd = [sys.executable, os.path.join(_here, "Inputs", "romio_check.py"),
                "--src", src, "--work", test.getExecPath() + ".d", "--bin", cfg.sio_bin_dir,
                "--lib", cfg.sio_lib_dir, "--mpiexec", cfg.mpiexec, "--mpicxx", cfg.mpicxx,
-               "--name", name, "--np", str(ranks), "--expect", str(step)]
+               "--name", name, "--np", str(ranks), "--expect", step]
         if fortran:
             cmd.append("--fortran")
         cmd += ["--"] + args
