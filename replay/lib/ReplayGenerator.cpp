@@ -972,9 +972,10 @@ private:
     const std::string name = "makeDatatypeAtSite" + std::to_string(typeMakers_.size());
     typeMakers_.emplace(key, name);
     typeMakerDefs_.comment(e.op + " at " + siteText(e) + ": every type the application made there.");
-    typeMakerDefs_.open("int " + name +
-                        "(const std::vector<int> &I, const std::vector<MPI_Aint> &A, const std::vector<MPI_Datatype> &T, "
-                        "MPI_Datatype *out)");
+    typeMakerDefs_.open(
+        "int " + name +
+        "(const std::vector<int> &I, const std::vector<MPI_Aint> &A, const std::vector<MPI_Datatype> &T, "
+        "MPI_Datatype *out)");
     typeMakerDefs_.line("(void)I, (void)A, (void)T;");
     typeMakerDefs_.line("return " + call + ";");
     typeMakerDefs_.close();
