@@ -440,6 +440,7 @@ private:
     checkObjects(node);
     std::vector<std::string> call = callText(node, p);
     noteRequestSizes(node, p, depth);
+    noteSeek(event, p);
     noteWrites(node, p);
     std::string gap = gapModel(event.compute);
     body_.line("beforeCall(" + cppStringLiteral(context_) + ", " + gap + ");");
@@ -1000,9 +1001,34 @@ private:
                     "the trace\");");
     lines.push_back("  }");
     lines.push_back("  MPI_Datatype *out = newType(madeId);");
-    lines.push_back("  countMpi(" + call->second + ");");
+    lines.push_back("  countMpi(" + typeMaker(e, call->second) + "(I, A, T, out));");
     lines.push_back("}");
     return lines;
+  }
+
+  /// The function that makes the types of one constructor site of the
+  /// application. The runtime identifies a made type by its site and
+  /// contents (one entry for a helper that makes the same type at every
+  /// call); a replay calling the constructor at one place of its body per
+  /// call gave its own trace an entry per place. All the calls of one
+  /// application site go through one call site of the replay instead.
+  std::string typeMaker(const Event &e, const std::string &call) {
+    const auto key = std::make_pair(e.op, e.site);
+    auto it = typeMakers_.find(key);
+    if (it != typeMakers_.end())
+      return it->second;
+    const std::string name = "makeDatatypeAtSite" + std::to_string(typeMakers_.size());
+    typeMakers_.emplace(key, name);
+    typeMakerDefs_.comment(e.op + " at " + siteText(e) + ": every type the application made there.");
+    typeMakerDefs_.open(
+        "int " + name +
+        "(const std::vector<int> &I, const std::vector<MPI_Aint> &A, const std::vector<MPI_Datatype> &T, "
+        "MPI_Datatype *out)");
+    typeMakerDefs_.line("(void)I, (void)A, (void)T;");
+    typeMakerDefs_.line("return " + call + ";");
+    typeMakerDefs_.close();
+    typeMakerDefs_.blank();
+    return name;
   }
 
   /// The comm-table entry a constructor event made on some rank (the
@@ -1226,10 +1252,27 @@ private:
     return std::nullopt;
   }
 
-  static bool isRead(const Event &e) {
-    const std::string &op = e.op;
-    return op.find("read") != std::string::npos || op == "fread" || op == "fgetc" || op == "fgets" || op == "getline" ||
-           op == "getdelim" || op == "fscanf" || op == "fgetws" || op == "fwscanf";
+  /// The trace library's classification, shared with `sio-trace stats`:
+  /// stdio's character, line and formatted input (fgetc, fgets, getline,
+  /// fscanf, ...) read their `result` bytes.
+  static bool isRead(const Event &e) { return sio::trace::direction(e.op) == sio::trace::Direction::Read; }
+
+  /// Where an fseek left a stream (SEEK_SET, or SEEK_CUR from a known
+  /// place), so that the reads after it size the input file from there.
+  void noteSeek(const Event &e, Params &p) {
+    if (e.op != "fseek" || e.inner)
+      return;
+    auto h = p.constant("stream");
+    if (!h)
+      return;
+    auto offset = p.constant("offset"), whence = p.constant("whence");
+    auto known = streamPos_.find(*h);
+    if (offset && whence == 0 && !e.param("error"))
+      streamPos_[*h] = *offset;
+    else if (offset && whence == 1 && known != streamPos_.end() && !e.param("error"))
+      known->second += *offset;
+    else
+      streamPos_.erase(*h);
   }
 
   /// Tracks which file each constant handle refers to, the largest request
@@ -1257,6 +1300,17 @@ private:
     if (file == handleFile_.end())
       return;
     InputFile &in = reads_[file->second];
+    // A stream an fseek placed: the read reaches from there.
+    if (auto pos = streamPos_.find(*h); handle == "stream" && pos != streamPos_.end()) {
+      int64_t repeats = 1;
+      for (const auto &frame : loops_)
+        if (const Value *v = frame.iterations->valueFor(node.ranks.first().value_or(0)))
+          if (const Expr *x = std::get_if<Expr>(v))
+            repeats *= std::max<int64_t>(1, x->evaluate(ExprEnv{node.ranks.first().value_or(0), N_, {}}).value_or(1));
+      pos->second += *bytes * repeats;
+      in.reach = std::max(in.reach, pos->second);
+      return;
+    }
     // Explicit offsets: offset (in etype units of the view) plus the request.
     int64_t reach = *bytes;
     if (e.param("offset")) {
@@ -1356,8 +1410,17 @@ private:
       writtenFiles_.insert(*file);
     else if (intent == OpenIntent::ReadWrite)
       readWriteFiles_.insert(*file);
+    // An open that neither creates nor truncates succeeded in the
+    // application: the file existed, whether or not a traced call then read
+    // it (ROMIO reads a hints file underneath its MPI_File_open; a program
+    // may open a file only to get its size). It is an input of at least
+    // zero bytes unless something writes it.
+    if (intent != OpenIntent::Writing)
+      reads_[*file];
     if (h)
       handleFile_[{handle, *h}] = *file;
+    if (h && handle == "stream")
+      streamPos_.erase(*h); // reads from the start: counted as sequential
   }
 
   /// A call that writes or resizes through a handle makes its file written
@@ -1455,6 +1518,7 @@ private:
     emitChecks(out);
     emitInputFiles(out);
     emitOverwriteCheck(out);
+    out.raw(typeMakerDefs_.str());
     out.raw(body_.str());
     out.blank();
     out.line("} // namespace sio_replay");
@@ -1948,6 +2012,8 @@ private:
   int64_t highestNamedRank_ = -1;
   int64_t largestRequest_ = 0;
   CodeEmitter body_;
+  CodeEmitter typeMakerDefs_; ///< one function per datatype constructor site of the application
+  std::map<std::pair<std::string, uint64_t>, std::string> typeMakers_;
   std::string context_;
   std::vector<LoopFrame> loops_;
   std::vector<std::pair<std::string, std::string>> gaps_;
@@ -1956,6 +2022,7 @@ private:
   std::map<std::pair<std::string, int64_t>, int64_t> handleFile_;
   std::map<int64_t, View> views_;
   std::map<int64_t, InputFile> reads_;
+  std::map<int64_t, int64_t> streamPos_; ///< stream code -> byte position an fseek gave it
   std::map<const Event *, int64_t> newComms_;
   std::vector<int64_t> derivedTypes_;
   std::vector<std::string> approximations_; ///< objects not rebuilt exactly: header comment, start-up note

@@ -7,6 +7,7 @@
 #include "compress/InterRank.h"
 #include "compress/IntraRank.h"
 #include "MemoryBudget.h"
+#include "RomioNames.h"
 #include "Signals.h"
 #include "TracePath.h"
 #include "WriterProcess.h"
@@ -619,6 +620,7 @@ Trace buildRankTrace(State &s) {
   for (size_t i = 0; i < s.files.size(); ++i) {
     FileEntry f;
     f.id = int64_t(i);
+    markRomioTemporary(s.files[i]);
     f.name.push_back(FileNamePart{std::move(s.files[i]), std::nullopt, 0});
     t.files.push_back(std::move(f));
   }
