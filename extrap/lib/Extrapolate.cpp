@@ -1,5 +1,7 @@
 #include "sio/extrap/Extrapolate.h"
 
+#include "ModelsDecomp.h"
+
 #include "ReadResults.h"
 #include "TimingFit.h"
 
@@ -82,6 +84,7 @@ public:
       : in_(std::move(inputs)), options_(options) {
     for (const Trace *t : in_)
       ns_.push_back(t->header.nranks);
+    blockLengths_ = blockLengthsOf(in_);
   }
 
   Trace run() {
@@ -231,6 +234,9 @@ private:
     std::string name;                                   ///< shown in messages: "constant 2", "1*dims(N,3)[1]"
     std::function<std::optional<Rational>(int64_t)> at; ///< the value at a rank count
     Expr result;                                        ///< written for the target
+    /// Where the model is defined (a sqrt model: squares); empty: every N.
+    std::function<bool(int64_t)> definedAt;
+    std::string domain; ///< "a square", for messages
   };
 
   // A value that is an integer multiple c of dimension k of the grid
@@ -264,7 +270,8 @@ private:
           return v ? std::optional<Rational>(c * *v) : std::nullopt;
         };
         out.push_back(
-            {"grid", c.str() + "*dims(N," + std::to_string(d) + ")[" + std::to_string(k) + "]", at, Expr(c * *target)});
+            {"grid", c.str() + "*dims(N," + std::to_string(d) + ")[" + std::to_string(k) + "]", at, Expr(c * *target),
+                        {}, ""});
       }
   }
 
@@ -277,9 +284,23 @@ private:
                      [f](int64_t n) {
                        return f.evaluateRational({0, n, {}});
                      },
-                     f});
+                     f, {}, ""});
     }
     gridCandidates(ns, values, tried, out);
+    // Square/cubic grids and block distributions (ModelsDecomp.h): written
+    // as constants of the target, like the grid models.
+    const int64_t target = targetN();
+    if (tried) {
+      tried->push_back("k*q, k/q, k*q + b, k/q + b (q = sqrt(N) or cbrt(N))");
+      tried->push_back("c*floor(n/N), c*ceil(n/N), c*(n % N), c*(N - n % N), c*(n - (N-1)*ceil(n/N))");
+    }
+    std::vector<FamilyFit> decomp = fitRootModels(ns, values);
+    for (FamilyFit &f : fitBlockModels(ns, values, blockLengths_, target))
+      decomp.push_back(std::move(f));
+    for (FamilyFit &f : decomp) {
+      auto v = f.definedAt(target) ? f.at(target) : std::nullopt;
+      out.push_back({f.family, f.name, f.at, v ? Expr(*v) : Expr(), f.definedAt, f.domain});
+    }
     return out;
   }
 
@@ -370,9 +391,28 @@ private:
     std::string shown;
     for (size_t k = 0; k < ns.size(); ++k)
       shown += (k ? ", N=" : "N=") + std::to_string(ns[k]) + ": " + values[k].str();
+    const int64_t target = targetN();
+    // A model of a square (cubic) grid reproduces the inputs: the program
+    // runs at such rank counts only, and so does its extrapolation.
+    for (const Candidate &c : cands)
+      if (c.definedAt && !c.definedAt(target)) {
+        std::string ok;
+        for (int64_t n = target + 1, found = 0; found < 3 && n < target + 100000; ++n)
+          if (c.definedAt(n))
+            ok += (found++ ? ", " : "") + std::to_string(n);
+        throw ExtrapError("cannot extrapolate " + subject + " to N=" + std::to_string(target) + ": it follows " +
+                          c.name + " at every input (" + shown + "), and " + std::to_string(target) + " is not " +
+                          c.domain + "; choose a target that is " + c.domain + " (" + ok + ", ...)");
+      }
+    auto defined = [&](size_t a, int64_t n) { return !cands[a].definedAt || cands[a].definedAt(n); };
     auto show = [](const std::optional<Rational> &v) { return v ? v->str() : std::string("nothing"); };
+    // Outside a model's domain the program does not run: no rank count there
+    // decides between two models.
     size_t i = choose(
-        ns, families, names, [&](size_t a, size_t b, int64_t n) { return cands[a].at(n) == cands[b].at(n); },
+        ns, families, names,
+        [&](size_t a, size_t b, int64_t n) {
+          return !defined(a, n) || !defined(b, n) || cands[a].at(n) == cands[b].at(n);
+        },
         [&](size_t a, int64_t n) { return show(cands[a].at(n)); }, subject, shown);
     return cands[i].result;
   }
@@ -430,7 +470,7 @@ private:
   // is rebuilt with that dimension of the target's grid (a constant, as for
   // every grid value).
   std::optional<Expr> fitGridCoordinates(const std::vector<const Expr *> &values) const {
-    if (dimsGrids_.empty() || values.size() < 3)
+    if (values.size() < 3)
       return std::nullopt;
     std::vector<int64_t> periods(values.size(), 0);
     std::vector<Rational> q(values.size()), m(values.size());
@@ -462,23 +502,17 @@ private:
       q[k] = s * Rational(periods[k]);
       m[k] = s + t;
     }
-    // The grid dimension the periods are, at every input; two that fit but
-    // differ at the target are ambiguous.
-    std::optional<int64_t> target;
-    for (int64_t d : dimsGrids_)
-      for (int64_t j = 0; j < d; ++j) {
-        bool fits = true;
-        for (size_t k = 0; k < values.size() && fits; ++k)
-          fits = dimsCreate(ns_[k], d).at(size_t(j)) == periods[k];
-        if (!fits)
-          continue;
-        const int64_t c = dimsCreate(targetN(), d).at(size_t(j));
-        if (target && *target != c)
-          return std::nullopt;
-        target = c;
-      }
-    if (!target)
+    // The period c at the target: a grid dimension of MPI_Dims_create, or
+    // one the program gives (N/2, 2, sqrt(N), ...), fitted like any value;
+    // models that fit and differ at the target are ambiguous.
+    std::vector<Rational> periodValues(periods.begin(), periods.end());
+    auto period = fitCoefficient(ns_, periodValues, "the period of a grid coordinate (rank % c)", nullptr);
+    if (!period)
       return std::nullopt;
+    auto periodAt = period->evaluate({0, targetN(), {}});
+    if (!periodAt || *periodAt < 1)
+      return std::nullopt;
+    const std::optional<int64_t> target = *periodAt;
     auto coefficient = [&](const std::vector<Rational> &v) -> std::optional<Expr> {
       return fitCoefficient(ns_, v, "a grid coordinate's coefficient", nullptr);
     };
@@ -1378,6 +1412,7 @@ private:
   mutable std::string bias_;                 ///< fitOnLargerInputs: the family taken when models disagree
 
   /// The rank count models are evaluated for (the target, but for trial fits).
+  std::set<int64_t> blockLengths_; ///< array lengths the floor/ceil values admit (ModelsDecomp.h)
   int64_t targetN() const { return targetOverride_ ? targetOverride_ : options_.targetRanks; }
   /// Read events by path: "" when the result is computed from the file's
   /// extent, else why it cannot be extrapolated; absent: fitted as before.
