@@ -1357,6 +1357,60 @@ private:
     return out;
   }
 
+  // A field whose length changes with N (the q blocks of an indexed type
+  // on a q x q grid, one per grid column): its length is fitted like any
+  // integer, and its entries must be an arithmetic progression a + d*j at
+  // every input (j the entry's index), a and d fitted like any value. nullopt
+  // when the lengths agree (fitted entry by entry).
+  std::optional<std::vector<Expr>> fitTableField(const std::string &where, size_t i, const std::string &name,
+                                                 std::vector<ObjectEntry> Trace::*table) const {
+    std::vector<int64_t> lengths;
+    std::vector<Expr> firsts, steps;
+    bool same = true;
+    for (const Trace *t : in_) {
+      auto it = (t->*table)[i].fields.find(name);
+      if (it == (t->*table)[i].fields.end())
+        differ(where, "different field '" + name + "'", {});
+      lengths.push_back(int64_t(it->second.size()));
+      same = same && lengths.back() == lengths.front();
+    }
+    if (same)
+      return std::nullopt;
+    std::vector<std::string> shown;
+    for (const Trace *t : in_) {
+      const std::vector<Expr> &v = (t->*table)[i].fields.at(name);
+      std::string s;
+      for (const Expr &e : v)
+        s += (s.empty() ? "" : ", ") + e.str();
+      shown.push_back("[" + s + "]");
+      if (v.size() < 2)
+        refuse(where, "field '" + name + "' (a table whose length changes)", shown,
+               {"a length fitted like any integer and entries a + d*j (two entries or more at every input)"});
+      const Expr d = v[1] - v[0];
+      for (size_t j = 2; j < v.size(); ++j)
+        if (v[j] != v[0] + d * Expr(int64_t(j)))
+          refuse(where, "field '" + name + "' (a table whose length changes)", shown,
+                 {"a length fitted like any integer and entries a + d*j (an arithmetic progression)"});
+      firsts.push_back(v[0]);
+      steps.push_back(d);
+    }
+    const int64_t length = fitInt(where, "the length of field '" + name + "'", lengths);
+    if (length < 0 || length > (int64_t(1) << 20))
+      throw ExtrapError("cannot extrapolate field '" + name + "' of " + where + ": its length at N=" +
+                        std::to_string(targetN()) + " would be " + std::to_string(length));
+    std::vector<const Expr *> a, d;
+    for (size_t k = 0; k < firsts.size(); ++k) {
+      a.push_back(&firsts[k]);
+      d.push_back(&steps[k]);
+    }
+    const Expr first = fitExpr(where, "field '" + name + "'[0]", a);
+    const Expr step = fitExpr(where, "field '" + name + "' (the step between entries)", d);
+    std::vector<Expr> out;
+    for (int64_t j = 0; j < length; ++j)
+      out.push_back(first + step * Expr(j));
+    return out;
+  }
+
   std::vector<ObjectEntry> fitObjects(const char *kind, std::vector<ObjectEntry> Trace::*table) const {
     std::vector<ObjectEntry> out;
     const auto &refTable = in_.back()->*table;
@@ -1386,6 +1440,10 @@ private:
         continue;
       }
       for (auto &[name, values] : entry.fields) {
+        if (auto progression = fitTableField(where, i, name, table)) {
+          values = std::move(*progression);
+          continue;
+        }
         for (size_t v = 0; v < values.size(); ++v) {
           std::vector<const Expr *> samples;
           for (const Trace *t : in_) {
@@ -1411,8 +1469,8 @@ private:
   mutable int64_t targetOverride_ = 0;       ///< fitOnLargerInputs: fit for another rank count
   mutable std::string bias_;                 ///< fitOnLargerInputs: the family taken when models disagree
 
-  /// The rank count models are evaluated for (the target, but for trial fits).
   std::set<int64_t> blockLengths_; ///< array lengths the floor/ceil values admit (ModelsDecomp.h)
+  /// The rank count models are evaluated for (the target, but for trial fits).
   int64_t targetN() const { return targetOverride_ ? targetOverride_ : options_.targetRanks; }
   /// Read events by path: "" when the result is computed from the file's
   /// extent, else why it cannot be extrapolated; absent: fitted as before.
