@@ -758,6 +758,67 @@ private:
     }
   }
 
+  // A block distribution with a remainder (n/N + (rank < n % N) elements,
+  // offsets rank*(n/N) + min(rank, n % N)): no formula of rank fits every
+  // rank, and the merge keeps one group per rank. At every input the ranks
+  // split into the same number of runs that are each affine in rank
+  // (affineRuns); the bounds between runs (n % N, n % N + 1), and each
+  // run's slope and intercept, are fitted like any integer. Refusals of
+  // these fits are not reported: the caller reports the value's own.
+  std::optional<ElasticValue> fitRankRuns(const std::string &where, const std::string &what,
+                                          const std::vector<const ElasticValue *> &values) const {
+    std::vector<std::vector<RankRun>> runs;
+    for (size_t k = 0; k < values.size(); ++k) {
+      auto r = affineRuns(*values[k], ns_[k]);
+      if (!r || (k && r->size() != runs.front().size()))
+        return std::nullopt;
+      runs.push_back(std::move(*r));
+    }
+    const size_t count = runs.front().size();
+    if (count < 2)
+      return std::nullopt;
+    auto column = [&](auto get) {
+      std::vector<Rational> v;
+      for (const auto &r : runs)
+        v.push_back(get(r));
+      return v;
+    };
+    std::vector<int64_t> bounds{0};
+    std::vector<Expr> formulas;
+    try {
+      for (size_t j = 0; j < count; ++j) {
+        const std::string run = what + " (ranks of run " + std::to_string(j) + ")";
+        if (j) {
+          std::vector<std::string> shown;
+          auto b = column([j](const std::vector<RankRun> &r) { return Rational(r[j].start); });
+          for (const Rational &x : b)
+            shown.push_back(x.str());
+          bounds.push_back(atTarget(fitScalar(where, run + " first rank", b, shown), where, run));
+          if (bounds.back() <= bounds[bounds.size() - 2])
+            return std::nullopt;
+        }
+        auto slope = column([j](const std::vector<RankRun> &r) { return r[j].slope; });
+        auto intercept = column([j](const std::vector<RankRun> &r) { return r[j].intercept; });
+        std::vector<std::string> shown(values.size());
+        const Expr a = fitScalar(where, run + " slope", slope, shown);
+        const Expr b = fitScalar(where, run + " intercept", intercept, shown);
+        formulas.push_back(Expr(atTarget(a, where, run)) * Expr::rank() + Expr(atTarget(b, where, run)));
+      }
+    } catch (const AmbiguityError &) {
+      throw;
+    } catch (const ExtrapError &) {
+      return std::nullopt;
+    }
+    const int64_t n = options_.targetRanks;
+    bounds.push_back(n);
+    if (bounds[count - 1] >= n)
+      return std::nullopt;
+    ElasticValue out;
+    for (size_t j = 0; j < count; ++j)
+      out.entries().push_back({RankList::range(bounds[j], bounds[j + 1] - bounds[j]), Value(formulas[j])});
+    return out;
+  }
+
   ElasticValue fitElastic(const std::string &where, const std::string &what, const std::vector<const ElasticValue *> &values) const {
     const size_t entries = values.front()->entries().size();
     for (const ElasticValue *v : values)
@@ -769,7 +830,11 @@ private:
             s += (s.empty() ? "" : "; ") + std::string("ranks ") + e.ranks.str() + ": " + valueStr(e.value);
           shown.push_back("{" + s + "}");
         }
-        refuse(where, what, shown, {"same rank groups at every rank count (no model of rank fitted the values)"});
+        if (auto runs = fitRankRuns(where, what, values))
+          return *runs;
+        refuse(where, what, shown,
+               {"same rank groups at every rank count (no model of rank fitted the values)",
+                "runs of ranks affine in rank whose bounds follow a model (a block distribution's n % N)"});
       }
     ElasticValue out;
     for (size_t i = 0; i < entries; ++i) {

@@ -310,45 +310,89 @@ std::vector<FamilyFit> fitBlockModels(const std::vector<int64_t> &ns, const std:
     g = std::gcd(g, x);
   for (const BlockFunction &fn : blockFunctions()) {
     // (c, n) pairs that reproduce every sample.
-    std::vector<std::pair<int64_t, int64_t>> fits;
+    struct Fit {
+      int64_t c, n, b;
+    };
+    std::vector<Fit> fits;
     if (fn.primary) {
       if (g <= 0)
         continue;
       for (int64_t c : smallDivisors(g))
         if (auto in = primaryInterval(fn, ns, v, c); in && in->second - in->first < 4096)
           for (int64_t n = in->first; n <= in->second; ++n)
-            fits.emplace_back(c, n);
+            fits.push_back({c, n, 0});
     } else {
+      // c*f + b: c and b from two inputs where f differs, checked on all
+      // (n % N + 1 bounds the ranks of a remainder's offsets).
       for (int64_t n : lengths) {
-        const int64_t f0 = fn.f(n, ns.front());
-        if (f0 == 0 || v.front() % f0)
+        std::vector<int64_t> f;
+        for (int64_t N : ns)
+          f.push_back(fn.f(n, N));
+        size_t j = 1;
+        while (j < f.size() && f[j] == f[0])
+          ++j;
+        if (j == f.size() || (v[j] - v[0]) % (f[j] - f[0]))
           continue;
-        const int64_t c = v.front() / f0;
+        const int64_t c = (v[j] - v[0]) / (f[j] - f[0]), b = v[0] - c * f[0];
         bool all = c != 0;
         for (size_t k = 0; k < ns.size() && all; ++k)
-          all = c * fn.f(n, ns[k]) == v[k];
+          all = c * f[k] + b == v[k];
         if (all)
-          fits.emplace_back(c, n);
+          fits.push_back({c, n, b});
       }
     }
     // One model per value at the target: the n within a group need not be
     // told apart.
-    std::map<int64_t, std::pair<int64_t, int64_t>> byTarget;
-    for (auto [c, n] : fits)
-      byTarget.emplace(target >= 1 ? c * fn.f(n, target) : 0, std::make_pair(c, n));
-    for (const auto &[value, cn] : byTarget) {
-      const auto [c, n] = cn;
+    std::map<int64_t, Fit> byTarget;
+    for (const Fit &x : fits)
+      byTarget.emplace(target >= 1 ? x.c * fn.f(x.n, target) + x.b : 0, x);
+    for (const auto &[value, x] : byTarget) {
       auto f = fn.f;
-      auto at = [c, n, f](int64_t N) -> std::optional<Rational> {
+      auto at = [x, f](int64_t N) -> std::optional<Rational> {
         if (N < 1)
           return std::nullopt;
-        return Rational(c * f(n, N));
+        return Rational(x.c * f(x.n, N) + x.b);
       };
-      out.push_back({"block", (c == 1 ? std::string() : std::to_string(c) + "*") + fn.show(n), at,
-                     [](int64_t N) { return N >= 1; }, ""});
+      out.push_back({"block",
+                     (x.c == 1 ? std::string() : std::to_string(x.c) + "*") + fn.show(x.n) +
+                         (x.b ? (x.b > 0 ? " + " : " - ") + std::to_string(std::abs(x.b)) : std::string()),
+                     at, [](int64_t N) { return N >= 1; }, ""});
     }
   }
   return out;
+}
+
+std::optional<std::vector<RankRun>> affineRuns(const sio::trace::ElasticValue &value, int64_t nranks) {
+  if (nranks < 1 || nranks > 4096)
+    return std::nullopt;
+  std::vector<int64_t> v(size_t(nranks), 0);
+  for (int64_t r = 0; r < nranks; ++r) {
+    const sio::trace::Value *x = value.valueFor(r);
+    const Expr *e = x ? std::get_if<Expr>(x) : nullptr;
+    if (!e || e->loopDepthUsed() > 0)
+      return std::nullopt;
+    auto at = e->evaluate({r, nranks, {}});
+    if (!at)
+      return std::nullopt;
+    v[size_t(r)] = *at;
+  }
+  // From the last rank down: a rank where two lines meet (the kink of
+  // rank*(n/N) + min(rank, n % N) at rank n % N) goes with the later run, so
+  // the bounds are n % N for counts and offsets alike.
+  std::vector<RankRun> runs;
+  for (int64_t r = nranks; r > 0;) {
+    RankRun run{r - 1, r, Rational(0), Rational(v[size_t(r) - 1])};
+    if (r >= 2) {
+      const int64_t slope = v[size_t(r) - 1] - v[size_t(r) - 2];
+      int64_t start = r - 2;
+      while (start > 0 && v[size_t(start)] - v[size_t(start) - 1] == slope)
+        --start;
+      run = {start, r, Rational(slope), Rational(v[size_t(start)] - slope * start)};
+    }
+    runs.insert(runs.begin(), run);
+    r = run.start;
+  }
+  return runs;
 }
 
 } // namespace sio::extrap
