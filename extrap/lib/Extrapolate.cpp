@@ -777,6 +777,17 @@ private:
     const size_t count = runs.front().size();
     if (count < 2)
       return std::nullopt;
+    // A run of one rank has no slope (affineRuns writes 0): it is taken
+    // only if the run has one rank at every input, and then at the target.
+    std::vector<bool> single(count, false);
+    for (size_t j = 0; j < count; ++j) {
+      size_t ones = 0;
+      for (const auto &r : runs)
+        ones += r[j].end - r[j].start == 1;
+      if (ones && ones != runs.size())
+        return std::nullopt;
+      single[j] = ones != 0;
+    }
     auto column = [&](auto get) {
       std::vector<Rational> v;
       for (const auto &r : runs)
@@ -813,10 +824,68 @@ private:
     bounds.push_back(n);
     if (bounds[count - 1] >= n)
       return std::nullopt;
+    for (size_t j = 0; j < count; ++j)
+      if (single[j] && bounds[j + 1] - bounds[j] != 1)
+        return std::nullopt;
     ElasticValue out;
     for (size_t j = 0; j < count; ++j)
       out.entries().push_back({RankList::range(bounds[j], bounds[j + 1] - bounds[j]), Value(formulas[j])});
     return out;
+  }
+
+  // Which inputs would let fitRankRuns decide: a remainder run needs two
+  // ranks or more on each side at every input (one rank alone has no slope),
+  // so for the array lengths the trace admits, name such rank counts.
+  std::string runsHint(const std::vector<const ElasticValue *> &values) const {
+    std::string counts, alone;
+    bool split = false;
+    std::vector<std::optional<std::vector<RankRun>>> runs;
+    for (size_t k = 0; k < values.size(); ++k) {
+      runs.push_back(affineRuns(*values[k], ns_[k]));
+      const auto &r = runs.back();
+      counts += std::string(k ? ", " : "") + "N=" + std::to_string(ns_[k]) + ": " +
+                (r ? std::to_string(r->size()) : std::string("?"));
+      split = split || (r && r->size() > 1);
+      if (r && r->size() > 1)
+        for (const RankRun &run : *r)
+          if (run.end - run.start == 1)
+            alone += (alone.empty() ? "" : ", ") + std::to_string(ns_[k]);
+    }
+    if (!split)
+      return "";
+    std::string hint = " (runs per input: " + counts;
+    if (!alone.empty())
+      hint += "; a run of one rank, whose slope no input shows, at N=" + alone;
+    // The lengths whose remainder is the first bound at every input.
+    std::set<int64_t> lengths;
+    for (int64_t n : blockLengths_) {
+      bool all = true;
+      for (size_t k = 0; k < runs.size() && all; ++k)
+        all = runs[k] && runs[k]->size() > 1 && ((*runs[k])[1].start == n % ns_[k]);
+      if (all)
+        lengths.insert(n);
+    }
+    if (!lengths.empty() && lengths.size() <= 4) {
+      int64_t step = 0;
+      for (int64_t n : ns_)
+        step = std::gcd(step, n);
+      std::string good;
+      int found = 0;
+      for (int64_t m = step; m <= 64 * step && found < 6; m += step) {
+        bool all = m >= 4;
+        for (int64_t n : lengths)
+          all = all && n % m >= 2 && m - n % m >= 2;
+        if (all)
+          good += (found++ ? ", " : "") + std::to_string(m);
+      }
+      std::string shownLengths;
+      for (int64_t n : lengths)
+        shownLengths += (shownLengths.empty() ? "" : " or ") + std::to_string(n);
+      if (!good.empty())
+        hint += "; an array of " + shownLengths + " leaves two ranks or more on each side of its remainder at N=" + good +
+                ", ...: trace at such counts";
+    }
+    return hint + ")";
   }
 
   ElasticValue fitElastic(const std::string &where, const std::string &what, const std::vector<const ElasticValue *> &values) const {
@@ -834,7 +903,8 @@ private:
           return *runs;
         refuse(where, what, shown,
                {"same rank groups at every rank count (no model of rank fitted the values)",
-                "runs of ranks affine in rank whose bounds follow a model (a block distribution's n % N)"});
+                "runs of ranks affine in rank whose bounds follow a model (a block distribution's n % N)" +
+                    runsHint(values)});
       }
     ElasticValue out;
     for (size_t i = 0; i < entries; ++i) {
