@@ -808,12 +808,29 @@ private:
           if (bounds.back() <= bounds[bounds.size() - 2])
             return std::nullopt;
         }
-        auto slope = column([j](const std::vector<RankRun> &r) { return r[j].slope; });
-        auto intercept = column([j](const std::vector<RankRun> &r) { return r[j].intercept; });
-        std::vector<std::string> shown(values.size());
-        const Expr a = fitScalar(where, run + " slope", slope, shown);
-        const Expr b = fitScalar(where, run + " intercept", intercept, shown);
-        formulas.push_back(Expr(atTarget(a, where, run)) * Expr::rank() + Expr(atTarget(b, where, run)));
+        // Each loop-index monomial's slope and intercept, fitted apart.
+        std::set<Monomial> monos;
+        for (const auto &r : runs)
+          for (const auto *m : {&r[j].slope, &r[j].intercept})
+            for (const auto &kv : *m)
+              monos.insert(kv.first);
+        Expr formula;
+        for (const Monomial &m : monos) {
+          auto get = [&](bool slopeOf) {
+            return column([&](const std::vector<RankRun> &r) {
+              const auto &map = slopeOf ? r[j].slope : r[j].intercept;
+              auto it = map.find(m);
+              return it == map.end() ? Rational(0) : it->second;
+            });
+          };
+          std::vector<std::string> shown(values.size());
+          const std::string term = m.empty() ? "" : " of " + Expr::ofMonomial(m).str();
+          const Expr a = fitScalar(where, run + " slope" + term, get(true), shown);
+          const Expr b = fitScalar(where, run + " intercept" + term, get(false), shown);
+          formula = formula + (Expr(atTarget(a, where, run)) * Expr::rank() + Expr(atTarget(b, where, run))) *
+                                  Expr::ofMonomial(m);
+        }
+        formulas.push_back(formula);
       }
     } catch (const AmbiguityError &) {
       throw;

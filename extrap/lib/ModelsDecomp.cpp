@@ -363,31 +363,56 @@ std::vector<FamilyFit> fitBlockModels(const std::vector<int64_t> &ns, const std:
 }
 
 std::optional<std::vector<RankRun>> affineRuns(const sio::trace::ElasticValue &value, int64_t nranks) {
+  using Coefficients = std::map<sio::trace::Monomial, Rational>;
   if (nranks < 1 || nranks > 4096)
     return std::nullopt;
-  std::vector<int64_t> v(size_t(nranks), 0);
+  // Each rank's value as coefficients of the loop-index monomials.
+  std::vector<Coefficients> v(static_cast<size_t>(nranks));
   for (int64_t r = 0; r < nranks; ++r) {
     const sio::trace::Value *x = value.valueFor(r);
     const Expr *e = x ? std::get_if<Expr>(x) : nullptr;
-    if (!e || e->loopDepthUsed() > 0)
+    if (!e)
       return std::nullopt;
-    auto at = e->evaluate({r, nranks, {}});
-    if (!at)
+    try {
+      for (const auto &[mono, c] : e->terms()) {
+        // The loop indices stay symbolic; the rest (rank, nranks, and
+        // rank grids such as (rank % 3)) is evaluated at this rank.
+        sio::trace::Monomial loops, rest;
+        for (const auto &[atom, power] : mono)
+          (atom.kind == sio::trace::Atom::Kind::Loop ? loops : rest).emplace_back(atom, power);
+        auto k = Expr::ofMonomial(rest, c).evaluateRational({r, nranks, {}});
+        if (!k)
+          return std::nullopt;
+        v[size_t(r)][loops] += *k;
+      }
+    } catch (const std::exception &) {
       return std::nullopt;
-    v[size_t(r)] = *at;
+    }
+    std::erase_if(v[size_t(r)], [](const auto &kv) { return kv.second.isZero(); });
   }
+  auto minus = [](const Coefficients &a, const Coefficients &b) {
+    Coefficients d = a;
+    for (const auto &[m, c] : b)
+      d[m] -= c;
+    std::erase_if(d, [](const auto &kv) { return kv.second.isZero(); });
+    return d;
+  };
   // From the last rank down: a rank where two lines meet (the kink of
   // rank*(n/N) + min(rank, n % N) at rank n % N) goes with the later run, so
   // the bounds are n % N for counts and offsets alike.
   std::vector<RankRun> runs;
   for (int64_t r = nranks; r > 0;) {
-    RankRun run{r - 1, r, Rational(0), Rational(v[size_t(r) - 1])};
+    RankRun run{r - 1, r, {}, v[size_t(r) - 1]};
     if (r >= 2) {
-      const int64_t slope = v[size_t(r) - 1] - v[size_t(r) - 2];
+      const Coefficients slope = minus(v[size_t(r) - 1], v[size_t(r) - 2]);
       int64_t start = r - 2;
-      while (start > 0 && v[size_t(start)] - v[size_t(start) - 1] == slope)
+      while (start > 0 && minus(v[size_t(start)], v[size_t(start) - 1]) == slope)
         --start;
-      run = {start, r, Rational(slope), Rational(v[size_t(start)] - slope * start)};
+      Coefficients intercept = v[size_t(start)];
+      for (const auto &[m, c] : slope)
+        intercept[m] -= c * Rational(start);
+      std::erase_if(intercept, [](const auto &kv) { return kv.second.isZero(); });
+      run = {start, r, slope, intercept};
     }
     runs.insert(runs.begin(), run);
     r = run.start;

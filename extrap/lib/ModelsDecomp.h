@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -67,17 +68,19 @@ std::vector<FamilyFit> fitBlockModels(const std::vector<int64_t> &ns, const std:
                                       const std::set<int64_t> &lengths, int64_t target);
 
 /// A run of consecutive ranks whose value is affine in the rank:
-/// `slope*rank + intercept` for ranks [start, end).
+/// `sum over m of (slope[m]*rank + intercept[m])*m` for ranks [start, end),
+/// m the monomials of the loop indices (the empty one for the constant).
 struct RankRun {
   int64_t start = 0, end = 0;
-  sio::trace::Rational slope, intercept;
+  std::map<sio::trace::Monomial, sio::trace::Rational> slope, intercept;
 };
 
 /// A value that the runtime's merge kept one group per rank (no formula of
 /// rank fits all ranks: n/N + (rank < n % N) elements, offsets that add
 /// min(rank, n % N)) as the fewest runs of ranks 0..nranks-1 that are each
-/// affine in rank, taken greedily from rank 0. nullopt when a rank is not
-/// covered, a value depends on anything but the rank, or nranks > 4096.
+/// affine in rank (for each loop-index monomial's coefficient), taken
+/// greedily from the last rank. nullopt when a rank is not covered, a value
+/// has a term other than rank, nranks and loop indices, or nranks > 4096.
 std::optional<std::vector<RankRun>> affineRuns(const sio::trace::ElasticValue &value, int64_t nranks);
 
 } // namespace sio::extrap
