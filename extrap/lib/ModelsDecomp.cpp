@@ -217,8 +217,34 @@ void collectValues(const std::vector<int64_t> &ns, const std::vector<const sio::
                    std::set<int64_t> &out) {
   const size_t entries = vals.front()->entries().size();
   for (const auto *v : vals)
-    if (v->entries().size() != entries)
+    if (v->entries().size() != entries) {
+      // One group per rank: the runs' slopes and intercepts (n/N + 1 and
+      // n/N elements) admit the lengths of a remainder distribution.
+      std::vector<std::vector<RankRun>> runs;
+      for (size_t k = 0; k < vals.size(); ++k) {
+        auto r = affineRuns(*vals[k], ns[k]);
+        if (!r || (k && r->size() != runs.front().size()))
+          return;
+        runs.push_back(std::move(*r));
+      }
+      for (size_t j = 0; j < runs.front().size(); ++j)
+        for (bool slope : {true, false}) {
+          std::set<sio::trace::Monomial> monos;
+          for (const auto &r : runs)
+            for (const auto &kv : slope ? r[j].slope : r[j].intercept)
+              monos.insert(kv.first);
+          for (const auto &m : monos) {
+            std::vector<Rational> col;
+            for (const auto &r : runs) {
+              const auto &map = slope ? r[j].slope : r[j].intercept;
+              auto it = map.find(m);
+              col.push_back(it == map.end() ? Rational(0) : it->second);
+            }
+            blockLengths(ns, col, out);
+          }
+        }
       return;
+    }
   for (size_t i = 0; i < entries; ++i) {
     std::map<sio::trace::Monomial, std::vector<Rational>> coefficients;
     bool exprs = true;
