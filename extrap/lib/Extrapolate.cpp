@@ -269,9 +269,12 @@ private:
           auto v = dim(n);
           return v ? std::optional<Rational>(c * *v) : std::nullopt;
         };
-        out.push_back(
-            {"grid", c.str() + "*dims(N," + std::to_string(d) + ")[" + std::to_string(k) + "]", at, Expr(c * *target),
-                        {}, ""});
+        out.push_back({"grid",
+                       c.str() + "*dims(N," + std::to_string(d) + ")[" + std::to_string(k) + "]",
+                       at,
+                       Expr(c * *target),
+                       {},
+                       ""});
       }
   }
 
@@ -280,11 +283,14 @@ private:
     std::vector<Candidate> out;
     for (FittedModel &m : fitAllScaling(ns, values, tried)) {
       Expr f = m.formula;
-      out.push_back({"scaling", m.name + " (" + f.str() + ")",
+      out.push_back({"scaling",
+                     m.name + " (" + f.str() + ")",
                      [f](int64_t n) {
                        return f.evaluateRational({0, n, {}});
                      },
-                     f, {}, ""});
+                     f,
+                     {},
+                     ""});
     }
     gridCandidates(ns, values, tried, out);
     // Square/cubic grids and block distributions (ModelsDecomp.h): written
@@ -899,8 +905,8 @@ private:
       for (int64_t n : lengths)
         shownLengths += (shownLengths.empty() ? "" : " or ") + std::to_string(n);
       if (!good.empty())
-        hint += "; an array of " + shownLengths + " leaves two ranks or more on each side of its remainder at N=" + good +
-                ", ...: trace at such counts";
+        hint += "; an array of " + shownLengths +
+                " leaves two ranks or more on each side of its remainder at N=" + good + ", ...: trace at such counts";
     }
     return hint + ")";
   }
@@ -1548,8 +1554,8 @@ private:
     }
     const int64_t length = fitInt(where, "the length of field '" + name + "'", lengths);
     if (length < 0 || length > (int64_t(1) << 20))
-      throw ExtrapError("cannot extrapolate field '" + name + "' of " + where + ": its length at N=" +
-                        std::to_string(targetN()) + " would be " + std::to_string(length));
+      throw ExtrapError("cannot extrapolate field '" + name + "' of " + where +
+                        ": its length at N=" + std::to_string(targetN()) + " would be " + std::to_string(length));
     std::vector<const Expr *> a, d;
     for (size_t k = 0; k < firsts.size(); ++k) {
       a.push_back(&firsts[k]);
