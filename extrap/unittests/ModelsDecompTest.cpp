@@ -5,6 +5,7 @@
 // target (the ambiguity rule then refuses them).
 #include "../lib/ModelsDecomp.h"
 #include "sio/extrap/Extrapolate.h"
+#include "sio/trace/Diff.h"
 
 #include <gtest/gtest.h>
 
@@ -149,4 +150,56 @@ TEST(ModelsDecomp, AffineRunsSplitARemainderDistribution) {
       EXPECT_EQ((*runs)[1].end, N);
     }
   }
+}
+
+namespace {
+
+// A square-grid program at n = q*q ranks: a loop of 120/q rows, each a
+// write of 120/q ints at 480*i0 (one rank's tile rows).
+sio::trace::Trace squareTrace(int64_t n) {
+  using namespace sio::trace;
+  const int64_t q = *integerRoot(n, 2);
+  Trace t;
+  t.header.program = "square";
+  t.header.nranks = n;
+  RankList all = RankList::all(n);
+  Event w;
+  w.op = "MPI_File_write_at";
+  w.layer = Layer::MPIIO;
+  w.site = 0x11;
+  w.params = {{"offset", ElasticValue(Value(Expr(480) * Expr::loopIndex(0)), all)},
+              {"count", ElasticValue(Value(Expr(120 / q)), all)}};
+  Loop l;
+  l.id = 0x21;
+  l.iterations = ElasticValue(Value(Expr(120 / q)), all);
+  l.body.push_back(Node{all, w});
+  t.body.push_back(Node{all, l});
+  return t;
+}
+
+std::string squareError(int64_t target) {
+  sio::extrap::ExtrapOptions o;
+  o.targetRanks = target;
+  try {
+    sio::extrap::extrapolate({squareTrace(4), squareTrace(9), squareTrace(16), squareTrace(25)}, o);
+  } catch (const sio::extrap::ExtrapError &e) {
+    return e.what();
+  }
+  return "";
+}
+
+} // namespace
+
+TEST(ModelsDecomp, SquareTargetsOnly) {
+  for (int64_t target : {36, 64, 144}) {
+    sio::extrap::ExtrapOptions o;
+    o.targetRanks = target;
+    auto x = sio::extrap::extrapolate({squareTrace(4), squareTrace(9), squareTrace(16), squareTrace(25)}, o);
+    auto diffs = sio::trace::diffTraces(x, squareTrace(target));
+    EXPECT_TRUE(diffs.empty()) << target << ": " << (diffs.empty() ? "" : diffs.front().what);
+  }
+  EXPECT_NE(squareError(32).find("32 is not a square; choose a target that is a square (36, 49, 64"), std::string::npos)
+      << squareError(32);
+  // 120/7 rows at 49 ranks: refused, not written as 0 (it was, for a moment).
+  EXPECT_NE(squareError(49).find("which is not an integer at N=49"), std::string::npos) << squareError(49);
 }
