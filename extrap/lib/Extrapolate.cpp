@@ -415,8 +415,8 @@ private:
     for (const Candidate &c : cands)
       if (c.definedAt && !c.at(target))
         throw ExtrapError("cannot extrapolate " + subject + " to N=" + std::to_string(target) + ": it follows " +
-                          c.name + " at every input (" + shown + "), which is not an integer at N=" +
-                          std::to_string(target));
+                          c.name + " at every input (" + shown +
+                          "), which is not an integer at N=" + std::to_string(target));
     auto defined = [&](size_t a, int64_t n) { return !cands[a].definedAt || cands[a].definedAt(n); };
     auto show = [](const std::optional<Rational> &v) { return v ? v->str() : std::string("nothing"); };
     // Outside a model's domain the program does not run: no rank count there
