@@ -5,7 +5,10 @@
 # 8, 12, 16 and the target, extrapolated and compared with sio-trace diff.
 # Prints one line per program and "property: E exact, R refused, W wrong";
 # exits 1 on any wrong.
-#   usage: bench/extrap-property.sh [BUILD_DIR] [COUNT] [SEED] [TARGET]
+# With BEFORE=OTHER_BUILD_DIR the same traces also go through that build's
+# sio-extrap, and its counts are printed first ("before: ..."): what a change
+# does to the exact share, with the same programs.
+#   usage: [BEFORE=DIR] bench/extrap-property.sh [BUILD_DIR] [COUNT] [SEED] [TARGET]
 set -e
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
@@ -17,4 +20,5 @@ bench_workdir extrap-property
 "$build/bin/sio-cc" -O1 "$src/lit-tests/extrap/Inputs/extrap-gen.c" -o "$work/gen"
 echo "Command: bench/extrap-property.sh $build $count $seed $target ($(date -u +%Y-%m-%d), $(nproc) cores)"
 python3 "$src/lit-tests/extrap/Inputs/extrap-property.py" --exe "$work/gen" --bin "$build/bin" \
-  --mpiexec mpiexec.mpich --work "$work" --seed "$seed" --cases "$count" --target "$target"
+  --mpiexec mpiexec.mpich --work "$work" --seed "$seed" --cases "$count" --target "$target" \
+  ${BEFORE:+--before-bin "$BEFORE/bin"}

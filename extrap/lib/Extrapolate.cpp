@@ -1,5 +1,7 @@
 #include "sio/extrap/Extrapolate.h"
 
+#include "ModelsDecomp.h"
+
 #include "ReadResults.h"
 #include "TimingFit.h"
 
@@ -84,6 +86,7 @@ public:
       : in_(std::move(inputs)), options_(options) {
     for (const Trace *t : in_)
       ns_.push_back(t->header.nranks);
+    blockLengths_ = blockLengthsOf(in_);
   }
 
   Trace run() {
@@ -228,6 +231,9 @@ private:
     std::string name;                                   ///< shown in messages: "constant 2", "1*dims(N,3)[1]"
     std::function<std::optional<Rational>(int64_t)> at; ///< the value at a rank count
     Expr result;                                        ///< written for the target
+    /// Where the model is defined (a sqrt model: squares); empty: every N.
+    std::function<bool(int64_t)> definedAt;
+    std::string domain; ///< "a square", for messages
   };
 
   // A value that is an integer multiple c of dimension k of the grid
@@ -260,8 +266,12 @@ private:
           auto v = dim(n);
           return v ? std::optional<Rational>(c * *v) : std::nullopt;
         };
-        out.push_back(
-            {"grid", c.str() + "*dims(N," + std::to_string(d) + ")[" + std::to_string(k) + "]", at, Expr(c * *target)});
+        out.push_back({"grid",
+                       c.str() + "*dims(N," + std::to_string(d) + ")[" + std::to_string(k) + "]",
+                       at,
+                       Expr(c * *target),
+                       {},
+                       ""});
       }
   }
 
@@ -270,13 +280,30 @@ private:
     std::vector<Candidate> out;
     for (FittedModel &m : fitAllScaling(ns, values, tried)) {
       Expr f = m.formula;
-      out.push_back({"scaling", m.name + " (" + f.str() + ")",
+      out.push_back({"scaling",
+                     m.name + " (" + f.str() + ")",
                      [f](int64_t n) {
                        return f.evaluateRational({0, n, {}});
                      },
-                     f});
+                     f,
+                     {},
+                     ""});
     }
     gridCandidates(ns, values, tried, out);
+    // Square/cubic grids and block distributions (ModelsDecomp.h): written
+    // as constants of the target, like the grid models.
+    const int64_t target = targetN();
+    if (tried) {
+      tried->push_back("k*q, k/q, k*q + b, k/q + b (q = sqrt(N) or cbrt(N))");
+      tried->push_back("c*floor(n/N), c*ceil(n/N), c*(n % N), c*(N - n % N), c*(n - (N-1)*ceil(n/N))");
+    }
+    std::vector<FamilyFit> decomp = fitRootModels(ns, values);
+    for (FamilyFit &f : fitBlockModels(ns, values, blockLengths_, target))
+      decomp.push_back(std::move(f));
+    for (FamilyFit &f : decomp) {
+      auto v = f.definedAt(target) ? f.at(target) : std::nullopt;
+      out.push_back({f.family, f.name, f.at, v ? Expr(*v) : Expr(), f.definedAt, f.domain});
+    }
     return out;
   }
 
@@ -367,9 +394,35 @@ private:
     std::string shown;
     for (size_t k = 0; k < ns.size(); ++k)
       shown += (k ? ", N=" : "N=") + std::to_string(ns[k]) + ": " + values[k].str();
+    const int64_t target = targetN();
+    // A model of a square (cubic) grid reproduces the inputs: the program
+    // runs at such rank counts only, and so does its extrapolation.
+    for (const Candidate &c : cands)
+      if (c.definedAt && !c.definedAt(target)) {
+        std::string ok;
+        for (int64_t n = target + 1, found = 0; found < 3 && n < target + 100000; ++n)
+          if (c.definedAt(n))
+            ok += (found++ ? ", " : "") + std::to_string(n);
+        throw ExtrapError("cannot extrapolate " + subject + " to N=" + std::to_string(target) + ": it follows " +
+                          c.name + " at every input (" + shown + "), and " + std::to_string(target) + " is not " +
+                          c.domain + "; choose a target that is " + c.domain + " (" + ok + ", ...)");
+      }
+    // A root or block model is written as its value at the target: one that
+    // gives no integer there (120/q at N = 49) cannot be written.
+    for (const Candidate &c : cands)
+      if (c.definedAt && !c.at(target))
+        throw ExtrapError("cannot extrapolate " + subject + " to N=" + std::to_string(target) + ": it follows " +
+                          c.name + " at every input (" + shown +
+                          "), which is not an integer at N=" + std::to_string(target));
+    auto defined = [&](size_t a, int64_t n) { return !cands[a].definedAt || cands[a].definedAt(n); };
     auto show = [](const std::optional<Rational> &v) { return v ? v->str() : std::string("nothing"); };
+    // Outside a model's domain the program does not run: no rank count there
+    // decides between two models.
     size_t i = choose(
-        ns, families, names, [&](size_t a, size_t b, int64_t n) { return cands[a].at(n) == cands[b].at(n); },
+        ns, families, names,
+        [&](size_t a, size_t b, int64_t n) {
+          return !defined(a, n) || !defined(b, n) || cands[a].at(n) == cands[b].at(n);
+        },
         [&](size_t a, int64_t n) { return show(cands[a].at(n)); }, subject, shown);
     return cands[i].result;
   }
@@ -427,7 +480,7 @@ private:
   // is rebuilt with that dimension of the target's grid (a constant, as for
   // every grid value).
   std::optional<Expr> fitGridCoordinates(const std::vector<const Expr *> &values) const {
-    if (dimsGrids_.empty() || values.size() < 3)
+    if (values.size() < 3)
       return std::nullopt;
     std::vector<int64_t> periods(values.size(), 0);
     std::vector<Rational> q(values.size()), m(values.size());
@@ -459,23 +512,17 @@ private:
       q[k] = s * Rational(periods[k]);
       m[k] = s + t;
     }
-    // The grid dimension the periods are, at every input; two that fit but
-    // differ at the target are ambiguous.
-    std::optional<int64_t> target;
-    for (int64_t d : dimsGrids_)
-      for (int64_t j = 0; j < d; ++j) {
-        bool fits = true;
-        for (size_t k = 0; k < values.size() && fits; ++k)
-          fits = dimsCreate(ns_[k], d).at(size_t(j)) == periods[k];
-        if (!fits)
-          continue;
-        const int64_t c = dimsCreate(targetN(), d).at(size_t(j));
-        if (target && *target != c)
-          return std::nullopt;
-        target = c;
-      }
-    if (!target)
+    // The period c at the target: a grid dimension of MPI_Dims_create, or
+    // one the program gives (N/2, 2, sqrt(N), ...), fitted like any value;
+    // models that fit and differ at the target are ambiguous.
+    std::vector<Rational> periodValues(periods.begin(), periods.end());
+    auto period = fitCoefficient(ns_, periodValues, "the period of a grid coordinate (rank % c)", nullptr);
+    if (!period)
       return std::nullopt;
+    auto periodAt = period->evaluate({0, targetN(), {}});
+    if (!periodAt || *periodAt < 1)
+      return std::nullopt;
+    const std::optional<int64_t> target = *periodAt;
     auto coefficient = [&](const std::vector<Rational> &v) -> std::optional<Expr> {
       return fitCoefficient(ns_, v, "a grid coordinate's coefficient", nullptr);
     };
@@ -726,6 +773,153 @@ private:
     }
   }
 
+  // A block distribution with a remainder (n/N + (rank < n % N) elements,
+  // offsets rank*(n/N) + min(rank, n % N)): no formula of rank fits every
+  // rank, and the merge keeps one group per rank. At every input the ranks
+  // split into the same number of runs that are each affine in rank
+  // (affineRuns); the bounds between runs (n % N, n % N + 1), and each
+  // run's slope and intercept, are fitted like any integer. Refusals of
+  // these fits are not reported: the caller reports the value's own.
+  std::optional<ElasticValue> fitRankRuns(const std::string &where, const std::string &what,
+                                          const std::vector<const ElasticValue *> &values) const {
+    std::vector<std::vector<RankRun>> runs;
+    for (size_t k = 0; k < values.size(); ++k) {
+      auto r = affineRuns(*values[k], ns_[k]);
+      if (!r || (k && r->size() != runs.front().size()))
+        return std::nullopt;
+      runs.push_back(std::move(*r));
+    }
+    const size_t count = runs.front().size();
+    if (count < 2)
+      return std::nullopt;
+    // A run of one rank has no slope (affineRuns writes 0): it is taken
+    // only if the run has one rank at every input, and then at the target.
+    std::vector<bool> single(count, false);
+    for (size_t j = 0; j < count; ++j) {
+      size_t ones = 0;
+      for (const auto &r : runs)
+        ones += r[j].end - r[j].start == 1;
+      if (ones && ones != runs.size())
+        return std::nullopt;
+      single[j] = ones != 0;
+    }
+    auto column = [&](auto get) {
+      std::vector<Rational> v;
+      for (const auto &r : runs)
+        v.push_back(get(r));
+      return v;
+    };
+    std::vector<int64_t> bounds{0};
+    std::vector<Expr> formulas;
+    try {
+      for (size_t j = 0; j < count; ++j) {
+        const std::string run = what + " (ranks of run " + std::to_string(j) + ")";
+        if (j) {
+          std::vector<std::string> shown;
+          auto b = column([j](const std::vector<RankRun> &r) { return Rational(r[j].start); });
+          for (const Rational &x : b)
+            shown.push_back(x.str());
+          bounds.push_back(atTarget(fitScalar(where, run + " first rank", b, shown), where, run));
+          if (bounds.back() <= bounds[bounds.size() - 2])
+            return std::nullopt;
+        }
+        // Each loop-index monomial's slope and intercept, fitted apart.
+        std::set<Monomial> monos;
+        for (const auto &r : runs)
+          for (const auto *m : {&r[j].slope, &r[j].intercept})
+            for (const auto &kv : *m)
+              monos.insert(kv.first);
+        Expr formula;
+        for (const Monomial &m : monos) {
+          auto get = [&](bool slopeOf) {
+            return column([&](const std::vector<RankRun> &r) {
+              const auto &map = slopeOf ? r[j].slope : r[j].intercept;
+              auto it = map.find(m);
+              return it == map.end() ? Rational(0) : it->second;
+            });
+          };
+          std::vector<std::string> shown(values.size());
+          const std::string term = m.empty() ? "" : " of " + Expr::ofMonomial(m).str();
+          const Expr a = fitScalar(where, run + " slope" + term, get(true), shown);
+          const Expr b = fitScalar(where, run + " intercept" + term, get(false), shown);
+          formula = formula + (Expr(atTarget(a, where, run)) * Expr::rank() + Expr(atTarget(b, where, run))) *
+                                  Expr::ofMonomial(m);
+        }
+        formulas.push_back(formula);
+      }
+    } catch (const AmbiguityError &) {
+      throw;
+    } catch (const ExtrapError &) {
+      return std::nullopt;
+    }
+    const int64_t n = options_.targetRanks;
+    bounds.push_back(n);
+    if (bounds[count - 1] >= n)
+      return std::nullopt;
+    for (size_t j = 0; j < count; ++j)
+      if (single[j] && bounds[j + 1] - bounds[j] != 1)
+        return std::nullopt;
+    ElasticValue out;
+    for (size_t j = 0; j < count; ++j)
+      out.entries().push_back({RankList::range(bounds[j], bounds[j + 1] - bounds[j]), Value(formulas[j])});
+    return out;
+  }
+
+  // Which inputs would let fitRankRuns decide: a remainder run needs two
+  // ranks or more on each side at every input (one rank alone has no slope),
+  // so for the array lengths the trace admits, name such rank counts.
+  std::string runsHint(const std::vector<const ElasticValue *> &values) const {
+    std::string counts, alone;
+    bool split = false;
+    std::vector<std::optional<std::vector<RankRun>>> runs;
+    for (size_t k = 0; k < values.size(); ++k) {
+      runs.push_back(affineRuns(*values[k], ns_[k]));
+      const auto &r = runs.back();
+      counts += std::string(k ? ", " : "") + "N=" + std::to_string(ns_[k]) + ": " +
+                (r ? std::to_string(r->size()) : std::string("?"));
+      split = split || (r && r->size() > 1);
+      if (r && r->size() > 1)
+        for (const RankRun &run : *r)
+          if (run.end - run.start == 1)
+            alone += (alone.empty() ? "" : ", ") + std::to_string(ns_[k]);
+    }
+    if (!split)
+      return "";
+    std::string hint = " (runs per input: " + counts;
+    if (!alone.empty())
+      hint += "; a run of one rank, whose slope no input shows, at N=" + alone;
+    // The lengths whose remainder is the first bound at every input.
+    std::set<int64_t> lengths;
+    for (int64_t n : blockLengths_) {
+      bool all = true;
+      for (size_t k = 0; k < runs.size() && all; ++k)
+        all = runs[k] && runs[k]->size() > 1 && ((*runs[k])[1].start == n % ns_[k]);
+      if (all)
+        lengths.insert(n);
+    }
+    if (!lengths.empty() && lengths.size() <= 4) {
+      int64_t step = 0;
+      for (int64_t n : ns_)
+        step = std::gcd(step, n);
+      std::string good;
+      int found = 0;
+      for (int64_t m = step; m <= 64 * step && found < 6; m += step) {
+        bool all = m >= 4;
+        for (int64_t n : lengths)
+          all = all && n % m >= 2 && m - n % m >= 2;
+        if (all)
+          good += (found++ ? ", " : "") + std::to_string(m);
+      }
+      std::string shownLengths;
+      for (int64_t n : lengths)
+        shownLengths += (shownLengths.empty() ? "" : " or ") + std::to_string(n);
+      if (!good.empty())
+        hint += "; an array of " + shownLengths +
+                " leaves two ranks or more on each side of its remainder at N=" + good + ", ...: trace at such counts";
+    }
+    return hint + ")";
+  }
+
   ElasticValue fitElastic(const std::string &where, const std::string &what, const std::vector<const ElasticValue *> &values) const {
     const size_t entries = values.front()->entries().size();
     for (const ElasticValue *v : values)
@@ -737,7 +931,12 @@ private:
             s += (s.empty() ? "" : "; ") + std::string("ranks ") + e.ranks.str() + ": " + valueStr(e.value);
           shown.push_back("{" + s + "}");
         }
-        refuse(where, what, shown, {"same rank groups at every rank count (no model of rank fitted the values)"});
+        if (auto runs = fitRankRuns(where, what, values))
+          return *runs;
+        refuse(where, what, shown,
+               {"same rank groups at every rank count (no model of rank fitted the values)",
+                "runs of ranks affine in rank whose bounds follow a model (a block distribution's n % N)" +
+                    runsHint(values)});
       }
     ElasticValue out;
     for (size_t i = 0; i < entries; ++i) {
@@ -1363,6 +1562,60 @@ private:
     return out;
   }
 
+  // A field whose length changes with N (the q blocks of an indexed type
+  // on a q x q grid, one per grid column): its length is fitted like any
+  // integer, and its entries must be an arithmetic progression a + d*j at
+  // every input (j the entry's index), a and d fitted like any value. nullopt
+  // when the lengths agree (fitted entry by entry).
+  std::optional<std::vector<Expr>> fitTableField(const std::string &where, size_t i, const std::string &name,
+                                                 std::vector<ObjectEntry> Trace::*table) const {
+    std::vector<int64_t> lengths;
+    std::vector<Expr> firsts, steps;
+    bool same = true;
+    for (const Trace *t : in_) {
+      auto it = (t->*table)[i].fields.find(name);
+      if (it == (t->*table)[i].fields.end())
+        differ(where, "different field '" + name + "'", {});
+      lengths.push_back(int64_t(it->second.size()));
+      same = same && lengths.back() == lengths.front();
+    }
+    if (same)
+      return std::nullopt;
+    std::vector<std::string> shown;
+    for (const Trace *t : in_) {
+      const std::vector<Expr> &v = (t->*table)[i].fields.at(name);
+      std::string s;
+      for (const Expr &e : v)
+        s += (s.empty() ? "" : ", ") + e.str();
+      shown.push_back("[" + s + "]");
+      if (v.size() < 2)
+        refuse(where, "field '" + name + "' (a table whose length changes)", shown,
+               {"a length fitted like any integer and entries a + d*j (two entries or more at every input)"});
+      const Expr d = v[1] - v[0];
+      for (size_t j = 2; j < v.size(); ++j)
+        if (v[j] != v[0] + d * Expr(int64_t(j)))
+          refuse(where, "field '" + name + "' (a table whose length changes)", shown,
+                 {"a length fitted like any integer and entries a + d*j (an arithmetic progression)"});
+      firsts.push_back(v[0]);
+      steps.push_back(d);
+    }
+    const int64_t length = fitInt(where, "the length of field '" + name + "'", lengths);
+    if (length < 0 || length > (int64_t(1) << 20))
+      throw ExtrapError("cannot extrapolate field '" + name + "' of " + where +
+                        ": its length at N=" + std::to_string(targetN()) + " would be " + std::to_string(length));
+    std::vector<const Expr *> a, d;
+    for (size_t k = 0; k < firsts.size(); ++k) {
+      a.push_back(&firsts[k]);
+      d.push_back(&steps[k]);
+    }
+    const Expr first = fitExpr(where, "field '" + name + "'[0]", a);
+    const Expr step = fitExpr(where, "field '" + name + "' (the step between entries)", d);
+    std::vector<Expr> out;
+    for (int64_t j = 0; j < length; ++j)
+      out.push_back(first + step * Expr(j));
+    return out;
+  }
+
   std::vector<ObjectEntry> fitObjects(const char *kind, std::vector<ObjectEntry> Trace::*table) const {
     std::vector<ObjectEntry> out;
     const auto &refTable = in_.back()->*table;
@@ -1392,6 +1645,10 @@ private:
         continue;
       }
       for (auto &[name, values] : entry.fields) {
+        if (auto progression = fitTableField(where, i, name, table)) {
+          values = std::move(*progression);
+          continue;
+        }
         for (size_t v = 0; v < values.size(); ++v) {
           std::vector<const Expr *> samples;
           for (const Trace *t : in_) {
@@ -1417,6 +1674,7 @@ private:
   mutable int64_t targetOverride_ = 0;       ///< fitOnLargerInputs: fit for another rank count
   mutable std::string bias_;                 ///< fitOnLargerInputs: the family taken when models disagree
 
+  std::set<int64_t> blockLengths_; ///< array lengths the floor/ceil values admit (ModelsDecomp.h)
   /// The rank count models are evaluated for (the target, but for trial fits).
   int64_t targetN() const { return targetOverride_ ? targetOverride_ : options_.targetRanks; }
   /// Read events by path: "" when the result is computed from the file's

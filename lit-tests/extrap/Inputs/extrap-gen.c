@@ -4,16 +4,23 @@
  * once. Every rank count of a program must run the same code path:
  *
  *   grid=1|2|3        dimensions of the process grid
- *   dims=create|given MPI_Dims_create(n, grid) or dims by hand ({n},
- *                     {n/4, 4}, {n/4, 2, 2}: n must be a multiple of 4)
+ *   dims=create|given|cols|square
+ *                     MPI_Dims_create(n, grid) or dims by hand: given
+ *                     {n}, {n/4, 4}, {n/4, 2, 2} (n a multiple of 4);
+ *                     cols {n}, {2, n/2}, {2, 2, n/4}; square {n}, {q, q},
+ *                     {q, q, 1} with q = sqrt(n) (n a square: the runner
+ *                     traces such programs at 4, 9, 16, 25)
  *   decomp=block|cyclic|darray|subarray
  *                     block: rank r writes its own contiguous range;
  *                     cyclic: step i writes at (i*n + r)*B; darray and
  *                     subarray: a file view over the grid, write_at_all
  *   scale=weak|strong weak: B bytes (or E ints a dimension) a rank; strong:
  *                     a fixed total divided by n
- *   rem=0|1           strong scaling with a total that n does not divide:
- *                     the first total % n ranks get one more element
+ *   rem=0|1|2         strong scaling with a total that n does not divide:
+ *                     the first total % n ranks get one more element (1:
+ *                     96007 bytes or 30 ints a dimension; 2: 96506 bytes,
+ *                     50 ints, whose remainders leave two ranks or more on
+ *                     each side)
  *   loop=const|inv|lin
  *                     the step count: 3, 96/n, n/4
  *   eof=0|1           afterwards every rank reads the chunk at
@@ -48,8 +55,19 @@ int main(int argc, char **argv) {
   const int eof = atoi(arg(argc, argv, "eof", "0"));
 
   int dims[3] = {0, 0, 0};
+  int q = 1;
+  while ((q + 1) * (q + 1) <= n)
+    ++q;
   if (is(dimsFrom, "create")) {
     MPI_Dims_create(n, nd, dims);
+  } else if (is(dimsFrom, "cols")) {
+    dims[0] = nd == 1 ? n : 2;
+    dims[1] = nd == 2 ? n / 2 : 2;
+    dims[2] = n / 4;
+  } else if (is(dimsFrom, "square")) {
+    dims[0] = nd == 1 ? n : q;
+    dims[1] = q;
+    dims[2] = 1;
   } else {
     dims[0] = nd == 1 ? n : n / 4;
     if (nd == 2)
@@ -65,7 +83,7 @@ int main(int argc, char **argv) {
   MPI_File_open(MPI_COMM_WORLD, "gen.dat", MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
   if (is(decomp, "block") || is(decomp, "cyclic")) {
     /* Bytes a rank a step; with rem, the first total % n ranks one more. */
-    const long total = rem ? 96000 + 7 : 96000;
+    const long total = rem == 2 ? 96000 + 506 : rem ? 96000 + 7 : 96000;
     const long mine = strong ? total / n + (rank < total % n) : 1000;
     const long before = strong ? rank * (total / n) + (rank < total % n ? rank : total % n) : rank * 1000L;
     const long all = strong ? total : 1000L * n;
@@ -75,7 +93,7 @@ int main(int argc, char **argv) {
     }
   } else {
     int gsizes[3], sub[3], starts[3], coords[3];
-    const int E = 8, G = rem ? 30 : 48; /* 30 is not a multiple of every grid dimension */
+    const int E = 8, G = rem == 2 ? 50 : rem ? 30 : 48; /* 30, 50: not multiples of every grid dimension */
     int rest = rank;
     for (int k = nd - 1; k >= 0; --k) { /* C order: the last dimension varies fastest */
       coords[k] = rest % dims[k];

@@ -1,10 +1,11 @@
 """Property test of sio-extrap: every extrapolation is exact or refused.
 
 Draws programs from the parameter space of extrap-gen.c (grid 1/2/3-d from
-MPI_Dims_create or given dims; block, cyclic, darray, subarray; weak or
-strong scaling, with or without a remainder; step counts constant, 96/n or
-n/4; reads past the end of the file), traces each at the input rank counts
-and at the target, extrapolates to the target and compares with sio-trace
+MPI_Dims_create or given dims: n/4 x 4, 2 x n/2, sqrt(n) x sqrt(n); block,
+cyclic, darray, subarray; weak or strong scaling, with or without a
+remainder; step counts constant, 96/n or n/4; reads past the end of the
+file), traces each at the input rank counts (a square grid at
+--square-inputs) and at the target (--square-target), extrapolates to the target and compares with sio-trace
 diff. Each program is one of:
   exact    sio-extrap exits 0 and its trace equals the real one
   refused  sio-extrap exits 2 with an error (no output)
@@ -13,7 +14,8 @@ Prints one line per program and the counts; exits 1 on any wrong.
 
 usage: extrap-property.py --exe GEN --bin BUILD_BIN --mpiexec MPIEXEC --work DIR
                           [--seed S] [--cases K] [--inputs 4,8,12,16] [--target 32]
-                          [--case KEY=VALUE,...]...  (given programs, run before the K drawn)"""
+                          [--case KEY=VALUE,...]...  (given programs, run before the K drawn)
+                          [--before-bin OTHER_BUILD_BIN]  (the same traces through another sio-extrap)"""
 import argparse
 import os
 import random
@@ -23,10 +25,10 @@ import sys
 
 SPACE = {
     "grid": ["1", "2", "3"],
-    "dims": ["create", "given"],
+    "dims": ["create", "given", "cols", "square"],
     "decomp": ["block", "cyclic", "darray", "subarray"],
     "scale": ["weak", "strong"],
-    "rem": ["0", "1"],
+    "rem": ["0", "1", "2"],
     "loop": ["const", "inv", "lin"],
     "eof": ["0", "1"],
 }
@@ -40,7 +42,11 @@ p.add_argument("--seed", type=int, default=1)
 p.add_argument("--cases", type=int, default=6)
 p.add_argument("--inputs", default="4,8,12,16")
 p.add_argument("--target", default="32")
+p.add_argument("--square-inputs", default="4,9,16,25", help="inputs of the programs on a square grid (dims=square)")
+p.add_argument("--square-target", default="36")
 p.add_argument("--case", action="append", default=[])
+p.add_argument("--before-bin", help="also extrapolate with this build's sio-extrap (the same traces) and print its"
+               " counts: the change a build makes")
 args = p.parse_args()
 
 
@@ -64,26 +70,50 @@ def trace(exe, case, n, work):
 rng = random.Random(args.seed)
 cases = [dict(kv.split("=", 1) for kv in c.split(",")) for c in args.case] + [draw(rng) for _ in range(args.cases)]
 counts = {"exact": 0, "refused": 0, "wrong": 0}
+before = {"exact": 0, "refused": 0, "wrong": 0}
+
+
+def classify(bindir, inputs, target, work, case, real):
+    """(verdict, detail) of one sio-extrap; real() traces the target once."""
+    out = os.path.join(work, f"extrap.{target}.json")
+    if os.path.exists(out):
+        os.remove(out)
+    x = subprocess.run([os.path.join(bindir, "sio-extrap"), *inputs, "--ranks", target, "-o", out],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if x.returncode == 2 and "error:" in x.stdout and not os.path.exists(out):
+        return "refused", x.stdout.strip().splitlines()[0]
+    if x.returncode != 0:
+        return "wrong", f"sio-extrap exit {x.returncode}: {x.stdout.strip()}"
+    d = subprocess.run([os.path.join(bindir, "sio-trace"), "diff", out, real()],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return ("exact", "") if d.returncode == 0 else ("wrong", d.stdout.strip())
+
+
 for i, case in enumerate(cases):
     work = os.path.join(args.work, f"case{i}")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     name = ",".join(f"{k}={v}" for k, v in case.items())
-    inputs = [trace(args.exe, case, int(n), work) for n in args.inputs.split(",")]
-    out = os.path.join(work, f"extrap.{args.target}.json")
-    x = subprocess.run([os.path.join(args.bin, "sio-extrap"), *inputs, "--ranks", args.target, "-o", out],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if x.returncode == 2 and "error:" in x.stdout and not os.path.exists(out):
-        verdict, detail = "refused", x.stdout.strip().splitlines()[0]
-    elif x.returncode != 0:
-        verdict, detail = "wrong", f"sio-extrap exit {x.returncode}: {x.stdout.strip()}"
-    else:
-        real = trace(args.exe, case, int(args.target), work)
-        d = subprocess.run([os.path.join(args.bin, "sio-trace"), "diff", out, real],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        verdict, detail = ("exact", "") if d.returncode == 0 else ("wrong", d.stdout.strip())
+    square = case.get("dims") == "square"
+    ns, target = (args.square_inputs, args.square_target) if square else (args.inputs, args.target)
+    inputs = [trace(args.exe, case, int(n), work) for n in ns.split(",")]
+    traced = []
+
+    def real():
+        if not traced:
+            traced.append(trace(args.exe, case, int(target), work))
+        return traced[0]
+
+    if args.before_bin:
+        was, _ = classify(args.before_bin, inputs, target, work, case, real)
+        before[was] += 1
+    verdict, detail = classify(args.bin, inputs, target, work, case, real)
     counts[verdict] += 1
-    print(f"{verdict}: {name}" + (f"\n  {detail[:2000]}" if detail else ""), flush=True)
+    print(f"{verdict}: {name}" + (f" (before: {was})" if args.before_bin else "") +
+          (f"\n  {detail[:2000]}" if detail else ""), flush=True)
+if args.before_bin:
+    print(f"before: {before['exact']} exact, {before['refused']} refused, {before['wrong']} wrong"
+          f" ({args.before_bin})")
 print(f"property: {counts['exact']} exact, {counts['refused']} refused, {counts['wrong']} wrong"
       f" (seed {args.seed}, {len(cases)} programs, inputs {args.inputs}, target {args.target})")
 sys.exit(1 if counts["wrong"] else 0)
