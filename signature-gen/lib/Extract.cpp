@@ -317,6 +317,23 @@ private:
 
   /// A loop whose body (for this rank) is one access with offset and size
   /// affine in the loop index, among inert events: one Run.
+  /// The event's offset and sizes are `affine` in the loop indices from
+  /// `depth` on, and no other parameter uses them: the loop can be walked
+  /// by formula instead of iteration by iteration.
+  bool paramsFollowTheLoop(const Event &ev, uint32_t depth, bool (*affine)(const Expr &, uint32_t)) const {
+    for (const trace::Param &p : ev.params) {
+      const trace::Value *v = p.value.valueFor(rank_);
+      const Expr *e = v ? std::get_if<Expr>(v) : nullptr;
+      if (!e)
+        continue;
+      const bool sizeOrOffset = p.name == "offset" || p.name == "count" || p.name == "size" || p.name == "nmemb" ||
+                                p.name == "bytes" || p.name == "result";
+      if (sizeOrOffset ? !affine(*e, depth) : usesIndex(*e, depth))
+        return false;
+    }
+    return true;
+  }
+
   bool tryFastLoop(const trace::Loop &loop, int64_t iters, std::vector<int64_t> &indices, uint32_t depth) {
     const Node *access = nullptr;
     for (const Node &c : loop.body) {
@@ -336,16 +353,8 @@ private:
       return true; // nothing this analysis sees
     const Event &ev = access->event();
     checkUniform(ev);
-    for (const trace::Param &p : ev.params) {
-      const trace::Value *v = p.value.valueFor(rank_);
-      const Expr *e = v ? std::get_if<Expr>(v) : nullptr;
-      if (!e)
-        continue;
-      const bool sizeOrOffset = p.name == "offset" || p.name == "count" || p.name == "size" || p.name == "nmemb" ||
-                                p.name == "bytes" || p.name == "result";
-      if (sizeOrOffset ? !affineIn(*e, depth) : usesIndex(*e, depth))
-        return false;
-    }
+    if (!paramsFollowTheLoop(ev, depth, affineIn))
+      return false;
     // Affine and integral at indices 0 and 1 means integral coefficients, so
     // size(i) = s0 + i*(s1 - s0) and offset(i) likewise for every i.
     // Sizes are the requests (the pattern the application issues); a file
@@ -482,16 +491,8 @@ private:
     const Event &ev = access->event();
     if (!ev.param("offset"))
       return false;
-    for (const trace::Param &p : ev.params) {
-      const trace::Value *v = p.value.valueFor(rank_);
-      const Expr *e = v ? std::get_if<Expr>(v) : nullptr;
-      if (!e)
-        continue;
-      const bool sizeOrOffset = p.name == "offset" || p.name == "count" || p.name == "size" || p.name == "nmemb" ||
-                                p.name == "bytes" || p.name == "result";
-      if (sizeOrOffset ? !affineInNest(*e, depth) : usesIndex(*e, depth))
-        return false;
-    }
+    if (!paramsFollowTheLoop(ev, depth, affineInNest))
+      return false;
     checkUniform(ev);
     const size_t levels = counts.size();
     indices.resize(depth + levels, 0);
