@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 
 using namespace sio::signature;
@@ -86,36 +87,13 @@ TEST(SignatureRankMod, MillionRanksAreAnalysedByPieces) {
 
 namespace {
 
-/// The accesses a trace signature describes (docs/signatures.md, "To rebuild
-/// a rank's accesses"), nests and contiguous pieces included.
+/// The accesses a trace signature describes, through the library's rule
+/// (the one the prefetch library plans with).
 std::vector<std::pair<int64_t, int64_t>> rebuild(const TraceSignature &sig) {
   std::vector<std::pair<int64_t, int64_t>> out;
-  int64_t p = sig.initialPosition;
-  for (int64_t r = 0; r < sig.repetitions; ++r, p = sig.initialPosition)
-    for (int64_t cyc = 0; cyc < sig.cycles; ++cyc)
-      for (const Component &c : sig.components) {
-        if (c.start)
-          p = sig.initialPosition + c.start->at(r);
-        const int64_t base = p;
-        std::vector<int64_t> idx(c.nest.size(), 0);
-        for (;;) {
-          p = base;
-          for (size_t l = 0; l < idx.size(); ++l)
-            p += c.nest[l].stride * idx[l];
-          for (int64_t j = 0; j < c.count.at(r); ++j) {
-            const int64_t size = c.size.regular ? c.size.progression.at(j) : c.size.values.at(size_t(j));
-            out.emplace_back(p, size);
-            p += c.strideKind == StrideKind::Contiguous ? size : c.stride;
-          }
-          size_t l = idx.size();
-          while (l > 0 && ++idx[l - 1] == c.nest[l - 1].count)
-            idx[--l] = 0;
-          if (l == 0)
-            break;
-        }
-        if (!c.nest.empty())
-          p = base + c.nest.front().stride * c.nest.front().count;
-      }
+  const std::vector<RebuiltAccess> accesses = rebuildAccesses(sig, SIZE_MAX).value();
+  for (const RebuiltAccess &a : accesses)
+    out.emplace_back(a.offset, a.size);
   return out;
 }
 

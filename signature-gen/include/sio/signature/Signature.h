@@ -335,6 +335,23 @@ private:
   std::vector<int64_t> strides_; ///< recent history (bounded)
 };
 
+// --- Rebuilding the accesses -------------------------------------------------
+
+/// One access a signature describes: where, and how many bytes.
+struct RebuiltAccess {
+  int64_t offset = 0;
+  int64_t size = 0;
+  friend bool operator==(const RebuiltAccess &, const RebuiltAccess &) = default;
+};
+
+/// The accesses a trace signature describes, in order (docs/signatures.md,
+/// "To rebuild a rank's accesses": repetitions start over, components at
+/// their starts, nests level by level, contiguous pieces by their sizes), at
+/// most `limit` of them; nullopt when the signature does not determine them
+/// (a random or Markov stride, or contiguous pieces whose sizes are not all
+/// listed). The one home of the rule: the prefetch library plans with it.
+std::optional<std::vector<RebuiltAccess>> rebuildAccesses(const TraceSignature &sig, size_t limit);
+
 // --- Text and JSON -----------------------------------------------------------
 
 std::string operationName(Operation op);       ///< "read", "write", "read/write"
