@@ -364,13 +364,16 @@ std::optional<Expr> fitRankModel(const std::vector<RankPoint> &points, int64_t n
 /// grid has two groups at least (k <= nranks/2): with k = nranks - 1 the
 /// model would only single out the last rank (9 + floor(rank/(N-1)): the last
 /// rank's loop runs once more), which is exact at N and nothing at another
-/// rank count; splitExceptionRanks keeps such a rank apart instead.
-std::optional<Expr> fitRankGrid(const std::vector<RankPoint> &points, int64_t nranks) {
+/// rank count; splitExceptionRanks keeps such a rank apart instead. Where no
+/// split can be stored (an object's field: a darray's short last block),
+/// `lastRankPeriod` allows k = nranks - 1, which sio-extrap fits over N.
+std::optional<Expr> fitRankGrid(const std::vector<RankPoint> &points, int64_t nranks, bool lastRankPeriod = false) {
   constexpr int64_t kMaxPeriod = 64;
   constexpr size_t kMaxPoints = 1 << 16;
   if (points.size() < 3 || points.size() > kMaxPoints)
     return std::nullopt;
-  for (int64_t k = 2; k <= std::min<int64_t>(kMaxPeriod, nranks / 2); ++k) {
+  const int64_t maxPeriod = lastRankPeriod ? nranks - 1 : nranks / 2;
+  for (int64_t k = 2; k <= std::min<int64_t>(kMaxPeriod, maxPeriod); ++k) {
     std::vector<std::vector<Rational>> rows;
     std::vector<Rational> values;
     for (const RankPoint &p : points) {
@@ -1053,7 +1056,7 @@ Expr uniteFieldValue(const Expr &x, const RankList &xr, const Expr &y, const Ran
   std::sort(points.begin(), points.end(), [](const RankPoint &p, const RankPoint &q) { return p.rank < q.rank; });
   if (auto model = fitRankModel(points, nranks))
     return *model;
-  if (auto model = fitRankGrid(points, nranks))
+  if (auto model = fitRankGrid(points, nranks, /*lastRankPeriod=*/true))
     return *model;
   std::vector<int64_t> table(static_cast<size_t>(points.back().rank) + 1, 0);
   for (const RankPoint &p : points)
