@@ -5,14 +5,16 @@
 #
 #   bench/replay-compile.sh [--build DIR] [--entries N[,N...]] [--opt -O2]
 #
-# For each N: a program making N pwrites at pseudo-random offsets with
-# pseudo-random sizes (values no model fits: two packed tables of N
-# entries, docs/trace-format.md) is traced at 1 rank with sio-cxx, its
-# replay generated with sio-replay-gen and compiled with mpicxx.mpich; the
-# replay is run once and must trace back to the same trace (when it does
-# not, the line says so). Prints one line per N: the trace's size, the
-# replay's lines and bytes, the compile's wall time and peak memory, and the
-# binary's size.
+# For each N, two programs whose traces hold tables of N entries:
+#   offsets   N pwrites at pseudo-random offsets with pseudo-random sizes
+#             (values no model fits: two packed tables, docs/trace-format.md)
+#   datatype  an hindexed and an indexed type of N blocks used as file views
+#             (lit-tests/replay/Inputs/long_type_table.c: the datatype table)
+# Each is traced at 1 rank, its replay generated with sio-replay-gen and
+# compiled with mpicxx.mpich; the replay is run once and must trace back to
+# the same trace (when it does not, the line says so). Prints one line per
+# program and N: the trace's size, the replay's lines and bytes, the
+# compile's wall time and peak memory, and the binary's size.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build="$src/build"
@@ -51,12 +53,19 @@ int main(int argc, char **argv) {
   MPI_Finalize();
 }
 CPP
-sio_cxx -O2 "$work/tables.cpp" -o "$work/tables"
-printf '%-8s %12s %10s %12s %10s %10s %12s  %s\n' entries trace_bytes cpp_lines cpp_bytes compile_s peak_MiB binary_bytes round_trip
+sio_cxx -O2 "$work/tables.cpp" -o "$work/offsets"
+if [ -f "$build/lib/siotrace.so" ]; then
+  "$build/bin/sio-cc" -O2 "$src/lit-tests/replay/Inputs/long_type_table.c" -o "$work/datatype"
+else
+  "$build/bin/sio-cc" --sio-no-plugin -O2 "$src/lit-tests/replay/Inputs/long_type_table.c" -o "$work/datatype"
+fi
+echo "Command: bench/replay-compile.sh --entries $entries --opt $opt ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+printf '%-9s %-8s %12s %10s %12s %10s %10s %12s  %s\n' table entries trace_bytes cpp_lines cpp_bytes compile_s peak_MiB binary_bytes round_trip
+for kind in offsets datatype; do
 for n in ${entries//,/ }; do
-  d="$work/n$n"
+  d="$work/$kind.$n"
   mkdir -p "$d/app" "$d/replay"
-  (cd "$d/app" && SIO_QUIET=1 SIO_TRACE_FILE="$d/trace.json" mpiexec.mpich -n 1 "$work/tables" "$n")
+  (cd "$d/app" && SIO_QUIET=1 SIO_TRACE_FILE="$d/trace.json" mpiexec.mpich -n 1 "$work/$kind" "$n")
   "$build/bin/sio-replay-gen" "$d/trace.json" -o "$d/replay.cpp"
   /usr/bin/time -f '%e %M' -o "$d/time" mpicxx.mpich $opt "$d/replay.cpp" -o "$d/replay.bin"
   read -r seconds kib <"$d/time"
@@ -73,7 +82,8 @@ for n in ${entries//,/ }; do
       round="DIFFERENT bytes"
     fi
   fi
-  printf '%-8s %12s %10s %12s %10s %10s %12s  %s\n' "$n" "$(stat -c %s "$d/trace.json")" \
+  printf '%-9s %-8s %12s %10s %12s %10s %10s %12s  %s\n' "$kind" "$n" "$(stat -c %s "$d/trace.json")" \
     "$(wc -l <"$d/replay.cpp")" "$(stat -c %s "$d/replay.cpp")" "$seconds" "$((kib / 1024))" \
     "$(stat -c %s "$d/replay.bin")" "$round"
+done
 done

@@ -10,6 +10,7 @@
 #include "sio/trace/Summary.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -991,8 +992,8 @@ private:
       for (const std::string &id : a.types)
         types.push_back("datatype[" + id + "]");
       lines.push_back("  case " + std::to_string(t->id) + ":");
-      lines.push_back("    I = {" + intList(a.ints) + "};");
-      lines.push_back("    A = {" + aintList(a.aints) + "};");
+      lines.push_back("    " + vectorAssign("I", "int", a.ints, intArray));
+      lines.push_back("    " + vectorAssign("A", "MPI_Aint", a.aints, aintArray));
       lines.push_back("    T = {" + join(types, ", ") + "};");
       lines.push_back("    break;");
     }
@@ -1591,17 +1592,54 @@ private:
     return out;
   }
 
+  /// True when `value` is a decimal literal within [lo, hi].
+  static bool isLiteralWithin(const std::string &value, int64_t lo, int64_t hi) {
+    const char *begin = value.data(), *end = begin + value.size();
+    int64_t parsed = 0;
+    auto [ptr, error] = std::from_chars(begin, end, parsed);
+    return error == std::errc() && ptr == end && begin != end && parsed >= lo && parsed <= hi;
+  }
+  static bool isIntLiteral(const std::string &v) { return isLiteralWithin(v, INT32_MIN, INT32_MAX); }
+  static bool isAintLiteral(const std::string &v) { return isLiteralWithin(v, INT64_MIN + 1, INT64_MAX); }
+
+  /// Array elements: literals as they are, models checked at run time
+  /// (toInt fails on a value that does not fit). Datatype tables of real
+  /// programs are long lists of literals: as 100,000 `toInt(...)` calls one
+  /// replay spent over 10 minutes in gcc -O2 (bench/replay-compile.sh).
   static std::string intList(const std::vector<std::string> &values) {
     std::vector<std::string> out;
     for (const auto &v : values)
-      out.push_back("toInt(" + v + ")");
+      out.push_back(isIntLiteral(v) ? v : "toInt(" + v + ")");
     return join(out, ", ");
   }
   static std::string aintList(const std::vector<std::string> &values) {
     std::vector<std::string> out;
     for (const auto &v : values)
-      out.push_back("MPI_Aint(" + v + ")");
+      out.push_back(isAintLiteral(v) ? v : "MPI_Aint(" + v + ")");
     return join(out, ", ");
+  }
+  /// `target = {...};` for a std::vector argument list; a long list of
+  /// literals goes through a static array (one copy, no initializer_list
+  /// of 100,000 temporaries for the compiler to build).
+  static std::string vectorAssign(const std::string &target, const std::string &elementType,
+                                  const std::vector<std::string> &values,
+                                  std::string (*array)(const std::string &, const std::vector<std::string> &)) {
+    constexpr size_t kInlineMax = 16;
+    bool literal = elementType == "int" ? std::all_of(values.begin(), values.end(), isIntLiteral)
+                                        : std::all_of(values.begin(), values.end(), isAintLiteral);
+    if (values.size() <= kInlineMax || !literal)
+      return target + " = {" + (elementType == "int" ? intList(values) : aintList(values)) + "};";
+    return "{ " + array("values", values) + " " + target + ".assign(std::begin(values), std::end(values)); }";
+  }
+  /// `const T name[] = {...};`, static (read-only data, not built on the
+  /// stack at every call) when every element is a literal.
+  static std::string intArray(const std::string &name, const std::vector<std::string> &values) {
+    bool literal = std::all_of(values.begin(), values.end(), isIntLiteral);
+    return std::string(literal ? "static const" : "const") + " int " + name + "[] = {" + intList(values) + "};";
+  }
+  static std::string aintArray(const std::string &name, const std::vector<std::string> &values) {
+    bool literal = std::all_of(values.begin(), values.end(), isAintLiteral);
+    return std::string(literal ? "static const" : "const") + " MPI_Aint " + name + "[] = {" + aintList(values) + "};";
   }
   /// ndims of a darray entry whose envelope is complete (3 + 4*ndims + 1 ints).
   static std::optional<size_t> darrayDims(const ObjectEntry &t) {
@@ -1662,17 +1700,17 @@ private:
     } else if (k == "indexed") {
       auto lengths = fieldCpp(t, "blocklengths"), displacements = fieldCpp(t, "displacements");
       out.open("");
-      out.line("const int lengths[] = {" + intList(lengths) + "};");
-      out.line("const int displacements[] = {" + intList(displacements) + "};");
+      out.line(intArray("lengths", lengths));
+      out.line(intArray("displacements", displacements));
       out.line("PMPI_Type_indexed(" + std::to_string(lengths.size()) + ", lengths, displacements, " + old("oldtype") +
                ", &" + self + ");");
       out.close();
     } else if (k == "subarray") {
       auto sizes = fieldCpp(t, "sizes"), subsizes = fieldCpp(t, "subsizes"), starts = fieldCpp(t, "starts");
       out.open("");
-      out.line("const int sizes[] = {" + intList(sizes) + "};");
-      out.line("const int subsizes[] = {" + intList(subsizes) + "};");
-      out.line("const int starts[] = {" + intList(starts) + "};");
+      out.line(intArray("sizes", sizes));
+      out.line(intArray("subsizes", subsizes));
+      out.line(intArray("starts", starts));
       out.line("PMPI_Type_create_subarray(" + std::to_string(sizes.size()) + ", sizes, subsizes, starts, toInt(" +
                fieldCpp(t, "order")[0] + "), " + old("oldtype") + ", &" + self + ");");
       out.close();
@@ -1686,16 +1724,16 @@ private:
       auto i = fieldCpp(t, "ints"), a = fieldCpp(t, "aints", false);
       out.open("");
       if (k == "hindexed") {
-        out.line("const int lengths[] = {" + intList(ints(i, 1)) + "};");
-        out.line("const MPI_Aint displacements[] = {" + aintList(a) + "};");
+        out.line(intArray("lengths", ints(i, 1)));
+        out.line(aintArray("displacements", a));
         out.line("PMPI_Type_create_hindexed(toInt(" + i[0] + "), lengths, displacements, " + old("oldtype") + ", &" +
                  self + ");");
       } else if (k == "indexed_block") {
-        out.line("const int displacements[] = {" + intList(ints(i, 2)) + "};");
+        out.line(intArray("displacements", ints(i, 2)));
         out.line("PMPI_Type_create_indexed_block(toInt(" + i[0] + "), toInt(" + i[1] + "), displacements, " +
                  old("oldtype") + ", &" + self + ");");
       } else {
-        out.line("const MPI_Aint displacements[] = {" + aintList(a) + "};");
+        out.line(aintArray("displacements", a));
         out.line("PMPI_Type_create_hindexed_block(toInt(" + i[0] + "), toInt(" + i[1] + "), displacements, " +
                  old("oldtype") + ", &" + self + ");");
       }
@@ -1715,8 +1753,8 @@ private:
       if (types.empty() || a.size() != types.size() || i.size() != types.size() + 1)
         throw UnsupportedTrace("datatype " + std::to_string(t.id) + " (struct): inconsistent fields");
       out.open("");
-      out.line("const int lengths[] = {" + intList(ints(i, 1)) + "};");
-      out.line("const MPI_Aint displacements[] = {" + aintList(a) + "};");
+      out.line(intArray("lengths", ints(i, 1)));
+      out.line(aintArray("displacements", a));
       out.line("const MPI_Datatype types[] = {" + join(types, ", ") + "};");
       out.line("PMPI_Type_create_struct(" + std::to_string(types.size()) + ", lengths, displacements, types, &" + self +
                ");");
@@ -1727,10 +1765,10 @@ private:
       const size_t nd = *darrayDims(t);
       auto i = fieldCpp(t, "ints");
       out.open("");
-      out.line("const int gsizes[] = {" + intList(ints(i, 3, nd)) + "};");
-      out.line("const int distribs[] = {" + intList(ints(i, 3 + nd, nd)) + "};");
-      out.line("const int dargs[] = {" + intList(ints(i, 3 + 2 * nd, nd)) + "};");
-      out.line("const int psizes[] = {" + intList(ints(i, 3 + 3 * nd, nd)) + "};");
+      out.line(intArray("gsizes", ints(i, 3, nd)));
+      out.line(intArray("distribs", ints(i, 3 + nd, nd)));
+      out.line(intArray("dargs", ints(i, 3 + 2 * nd, nd)));
+      out.line(intArray("psizes", ints(i, 3 + 3 * nd, nd)));
       out.line("PMPI_Type_create_darray(toInt(" + i[0] + "), toInt(" + i[1] + "), " + std::to_string(nd) +
                ", gsizes, distribs, dargs, psizes, toInt(" + i[3 + 4 * nd] + "), " + old("oldtype") + ", &" + self +
                ");");
