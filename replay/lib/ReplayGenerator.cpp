@@ -858,13 +858,14 @@ private:
           out = "&comm[" + std::to_string(slot->second) + "]";
         }
         if (op == "MPI_Comm_dup")
-          return {mpi("MPI_Comm_dup(" + comm(p) + ", " + out + ")")};
-        return {mpi("MPI_Comm_split(" + comm(p) + ", " + intArg("color") + ", " + intArg("key") + ", " + out + ")")};
+          return throughCommMaker(e, {mpi("MPI_Comm_dup(" + comm(p) + ", " + out + ")")});
+        return throughCommMaker(
+            e, {mpi("MPI_Comm_split(" + comm(p) + ", " + intArg("color") + ", " + intArg("key") + ", " + out + ")")});
       }
       if (op == "MPI_Comm_split_type" || op == "MPI_Comm_dup_with_info" || op == "MPI_Comm_idup" ||
           op == "MPI_Comm_create" || op == "MPI_Comm_create_group" || op == "MPI_Cart_create" ||
           op == "MPI_Cart_sub" || op == "MPI_Intercomm_create" || op == "MPI_Intercomm_merge")
-        return commConstructor(node, p, intArg);
+        return throughCommMaker(e, commConstructor(node, p, intArg));
       if (op == "MPI_Dims_create") {
         // The recorded grid as the input: MPI keeps a complete grid, so the
         // replay's trace records the same output whatever constraints the
@@ -1020,15 +1021,15 @@ private:
       return it->second;
     const std::string name = "makeDatatypeAtSite" + std::to_string(typeMakers_.size());
     typeMakers_.emplace(key, name);
-    typeMakerDefs_.comment(e.op + " at " + siteText(e) + ": every type the application made there.");
-    typeMakerDefs_.open(
+    siteFunctionDefs_.comment(e.op + " at " + siteText(e) + ": every type the application made there.");
+    siteFunctionDefs_.open(
         "int " + name +
         "(const std::vector<int> &I, const std::vector<MPI_Aint> &A, const std::vector<MPI_Datatype> &T, "
         "MPI_Datatype *out)");
-    typeMakerDefs_.line("(void)I, (void)A, (void)T;");
-    typeMakerDefs_.line("return " + call + ";");
-    typeMakerDefs_.close();
-    typeMakerDefs_.blank();
+    siteFunctionDefs_.line("(void)I, (void)A, (void)T;");
+    siteFunctionDefs_.line("return " + call + ";");
+    siteFunctionDefs_.close();
+    siteFunctionDefs_.blank();
     return name;
   }
 
@@ -1053,6 +1054,55 @@ private:
     for (const Expr &x : it->second)
       v.push_back("toInt(" + exprToCpp(x) + ")");
     return join(v, ", ");
+  }
+
+  /// Communicators, like datatypes (typeMaker), are identified by their
+  /// constructor's call site and the order of its calls: a loop body the
+  /// replay writes once per rank group would give each group's calls a site
+  /// of its own (8 entries in the application's comm table, 14 in its
+  /// replay's). All the calls of one application site go through one
+  /// function of the replay; `lines` call the constructor by its MPI name,
+  /// which becomes the function's.
+  std::vector<std::string> throughCommMaker(const Event &e, std::vector<std::string> lines) {
+    static const std::map<std::string, std::pair<std::string, std::string>> kSignatures = {
+        {"MPI_Comm_split", {"MPI_Comm comm, int color, int key, MPI_Comm *newcomm", "comm, color, key, newcomm"}},
+        {"MPI_Comm_dup", {"MPI_Comm comm, MPI_Comm *newcomm", "comm, newcomm"}},
+        {"MPI_Comm_split_type",
+         {"MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm",
+          "comm, split_type, key, info, newcomm"}},
+        {"MPI_Comm_dup_with_info", {"MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm", "comm, info, newcomm"}},
+        {"MPI_Comm_idup", {"MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request", "comm, newcomm, request"}},
+        {"MPI_Comm_create", {"MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm", "comm, group, newcomm"}},
+        {"MPI_Comm_create_group",
+         {"MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm", "comm, group, tag, newcomm"}},
+        {"MPI_Cart_create",
+         {"MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *newcomm",
+          "comm, ndims, dims, periods, reorder, newcomm"}},
+        {"MPI_Cart_sub", {"MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm", "comm, remain_dims, newcomm"}},
+        {"MPI_Intercomm_create",
+         {"MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newcomm",
+          "local_comm, local_leader, peer_comm, remote_leader, tag, newcomm"}},
+        {"MPI_Intercomm_merge", {"MPI_Comm intercomm, int high, MPI_Comm *newcomm", "intercomm, high, newcomm"}},
+    };
+    auto signature = kSignatures.find(e.op);
+    if (signature == kSignatures.end())
+      return lines;
+    const auto key = std::make_pair(e.op, e.site);
+    auto it = commMakers_.find(key);
+    if (it == commMakers_.end()) {
+      const std::string name = "makeCommAtSite" + std::to_string(commMakers_.size());
+      it = commMakers_.emplace(key, name).first;
+      siteFunctionDefs_.comment(e.op + " at " + siteText(e) + ": every communicator the application made there.");
+      siteFunctionDefs_.open("int " + name + "(" + signature->second.first + ")");
+      siteFunctionDefs_.line("return " + e.op + "(" + signature->second.second + ");");
+      siteFunctionDefs_.close();
+      siteFunctionDefs_.blank();
+    }
+    const std::string call = e.op + "(";
+    for (std::string &line : lines)
+      if (size_t at = line.find(call); at != std::string::npos)
+        line.replace(at, call.size(), it->second + "(");
+    return lines;
   }
 
   /// The communicator constructors of MPI 4.0 beyond split/dup, made again
@@ -1519,7 +1569,7 @@ private:
     emitChecks(out);
     emitInputFiles(out);
     emitOverwriteCheck(out);
-    out.raw(typeMakerDefs_.str());
+    out.raw(siteFunctionDefs_.str());
     out.raw(body_.str());
     out.blank();
     out.line("} // namespace sio_replay");
@@ -2050,8 +2100,9 @@ private:
   int64_t highestNamedRank_ = -1;
   int64_t largestRequest_ = 0;
   CodeEmitter body_;
-  CodeEmitter typeMakerDefs_; ///< one function per datatype constructor site of the application
+  CodeEmitter siteFunctionDefs_; ///< one function per object constructor site of the application
   std::map<std::pair<std::string, uint64_t>, std::string> typeMakers_;
+  std::map<std::pair<std::string, uint64_t>, std::string> commMakers_;
   std::string context_;
   std::vector<LoopFrame> loops_;
   std::vector<std::pair<std::string, std::string>> gaps_;
