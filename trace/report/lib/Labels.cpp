@@ -43,3 +43,34 @@ std::string layerTitle(Layer l) {
 }
 
 } // namespace sio::report::detail
+
+namespace sio::report::detail {
+
+// Inner events follow the call they ran in (docs/trace-format.md: "POSIX
+// calls made inside an MPI-IO call follow that call"), so the outer call of
+// an inner event is the last non-inner event before it in body order.
+void Writer::findOuterCalls(const std::vector<Node> &body, const Event *&last) {
+  for (const Node &n : body) {
+    if (n.isLoop()) {
+      findOuterCalls(n.loop().body, last);
+      continue;
+    }
+    const Event &e = n.event();
+    if (!e.inner)
+      last = &e;
+    else if (last)
+      outerOf_[&e] = last;
+  }
+}
+
+std::string Writer::siteText(const Event &e) const {
+  if (e.site || !e.inner)
+    return siteLocation(t_, e.site);
+  auto it = outerOf_.find(&e);
+  if (it == outerOf_.end())
+    return "inner call (its outer call is not in the trace)";
+  const Event &outer = *it->second;
+  return "inside " + outer.op + " at " + siteLocation(t_, outer.site);
+}
+
+} // namespace sio::report::detail

@@ -34,7 +34,14 @@ void Writer::header() {
                                : "no timing recorded";
   if (histRanks_.size() < size_t(std::max<int64_t>(0, h.nranks)))
     span += "; over " + std::to_string(histRanks_.size()) + " sampled ranks";
-  row("time span", span);
+  row("time span", span + (extrapolated_ ? " &mdash; <b>extrapolated</b>, not measured" : ""));
+  row("timing",
+      !anyTimed_ ? "none recorded"
+      : extrapolated_
+          ? "<b>extrapolated</b> by sio-extrap (fitted against the rank count of the measured inputs)"
+          : rankTiming(t_) == RankTiming::PerRank ? "measured, each rank's own"
+                                                   : "measured, statistics merged over the ranks making a call",
+      "timing");
   for (const std::string &n : h.notes)
     row("note", esc(n));
   for (const auto &[k, v] : h.metadata)
@@ -52,6 +59,15 @@ void Writer::header() {
     }
     o_ << "</table>\n";
   }
+}
+
+void Writer::extrapolationNote() {
+  if (!extrapolated_)
+    return;
+  o_ << "<p class=\"note\" id=\"extrapolated\"><b>Extrapolated trace.</b> " << esc(t_.header.generator)
+     << " wrote this trace for " << t_.header.nranks
+     << " ranks from traces measured at fewer: its calls, bytes and offsets follow exact fits, its timings are "
+        "predictions (see <a href=\"#time\">I/O time</a>).</p>\n";
 }
 
 } // namespace sio::report::detail

@@ -7,6 +7,7 @@
 
 #include "Svg.h"
 #include "sio/report/Expand.h"
+#include "sio/trace/Summary.h"
 
 #include <algorithm>
 #include <ostream>
@@ -39,13 +40,22 @@ void Writer::run() {
         "img-src data:\">"
      << "<title>sio report: " << esc(program) << "</title><style>" << kStyle << "</style></head><body>\n";
   o_ << "<h1>sio I/O report: <span class=\"mono\">" << esc(program) << "</span></h1>\n";
-  o_ << "<p>Sections: <a href=\"#overview\">overview</a> &middot; <a href=\"#operations\">operations and "
-        "files</a> &middot; <a href=\"#access\">access patterns</a> &middot; <a href=\"#histograms\">sizes and "
-        "timing</a> &middot; <a href=\"#loops\">loop structure</a> &middot; <a href=\"#signatures\">signatures</a>"
+  o_ << "<p>Sections: <a href=\"#overview\">overview</a> &middot; <a href=\"#time\">I/O time and "
+        "bandwidth</a> &middot; <a href=\"#files\">files</a> &middot; <a href=\"#ranks\">ranks</a> &middot; "
+        "<a href=\"#operations\">operations and layers</a> &middot; <a href=\"#sizes\">access sizes</a> "
+        "&middot; <a href=\"#access\">access patterns</a> &middot; <a href=\"#histograms\">timing</a> &middot; <a href=\"#loops\">loop structure</a> &middot; <a href=\"#signatures\">signatures</a>"
      << (inputs_.size() > 1 ? " &middot; <a href=\"#fits\">elastic values</a>" : "") << "</p>\n";
+  extrapolated_ = t_.header.generator.starts_with("sio-extrap");
+  const Event *last = nullptr;
+  findOuterCalls(t_.body, last);
   expand();
+  extrapolationNote();
   header();
+  ioTime();
+  filesSection();
+  perRank();
   operations();
+  accessSizes();
   accessPatterns();
   histograms();
   loops();
@@ -75,14 +85,13 @@ void Writer::expand() {
     const int series = int(std::lower_bound(plotRanks_.begin(), plotRanks_.end(), r) - plotRanks_.begin());
     std::map<int64_t, uint64_t> order;
     double end = 0;
+    RankRow row;
+    row.rank = r;
     bool complete = expandRank(t_, r, perRank, [&](const Call &c) {
       end = std::max(end, c.startNs + c.durationNs);
       anyTimed_ |= c.timed;
       anyReconstructed_ |= c.reconstructed;
-      if (c.bytes && !c.event->inner) {
-        int bin = TimingStats::binOf(uint64_t(std::max<int64_t>(0, *c.bytes)));
-        sizeHist_[bin]++;
-      }
+      tally(c, row);
       if (plot && c.file && c.offset && c.bytes && !c.event->inner) {
         uint64_t &ord = order[*c.file];
         points_[*c.file].push_back(
@@ -91,8 +100,38 @@ void Writer::expand() {
       }
     });
     expandTruncated_ |= !complete;
+    rankRows_.push_back(row);
     span_ = std::max(span_, end);
   }
+}
+
+void Writer::tally(const Call &c, RankRow &row) {
+  const IoClass k = ioClass(*c.event);
+  const size_t ki = size_t(k);
+  row.classCalls[ki]++;
+  totals_.classCalls[ki]++;
+  if (c.timed) {
+    row.classNs[ki] += c.durationNs;
+    totals_.classNs[ki] += c.durationNs;
+  }
+  if (k == IoClass::Inner)
+    return; // inside an outer call: its bytes and time are the outer call's
+  row.calls++;
+  totals_.calls++;
+  if (!c.bytes)
+    return;
+  const int64_t b = std::max<int64_t>(0, *c.bytes);
+  if (direction(c.event->op) == Direction::Read) {
+    row.bytesRead += b;
+    totals_.bytesRead += b;
+    readSizes_[b]++;
+  } else {
+    row.bytesWritten += b;
+    totals_.bytesWritten += b;
+    writeSizes_[b]++;
+  }
+  if (c.file)
+    fileSizes_[*c.file][b]++;
 }
 
 } // namespace detail

@@ -4,6 +4,8 @@
 // Operations.cpp, ...); Report.cpp runs them in order.
 #pragma once
 
+#include "IoClass.h"
+#include "sio/report/Expand.h"
 #include "sio/report/Report.h"
 #include "sio/trace/Summary.h"
 #include "sio/trace/Trace.h"
@@ -44,6 +46,28 @@ struct LayerKey {
   auto operator<=>(const LayerKey &) const = default;
 };
 
+/// One rank's I/O as its calls expand (PerRank.cpp). Inner calls are not
+/// in it: their bytes and time are inside the outer calls'.
+struct RankRow {
+  int64_t rank = 0;
+  uint64_t calls = 0;
+  std::array<uint64_t, kIoClasses.size()> classCalls{};
+  std::array<double, kIoClasses.size()> classNs{}; ///< sum of the calls' mean durations
+  int64_t bytesRead = 0, bytesWritten = 0;
+
+  int64_t bytes() const { return bytesRead + bytesWritten; }
+  double dataNs() const;
+  double ioNs() const; ///< data and metadata time, as Darshan's "I/O time"
+};
+
+/// Where the per-rank times of the rank table come from (PerRank.cpp).
+enum class RankTiming {
+  None,     ///< the trace records no durations
+  PerRank,  ///< every timed call's statistics hold that rank's calls only
+  Merged,   ///< statistics merged over ranks: a rank's time is the mean of its calls' ranks
+};
+RankTiming rankTiming(const trace::Trace &t);
+
 class Writer {
 public:
   Writer(std::ostream &out, const std::vector<ReportInput> &inputs, const ReportOptions &options)
@@ -65,8 +89,22 @@ private:
 
   // Report.cpp
   void expand();
+  /// Adds an expanded call to the totals of the sizes, rank and time sections.
+  void tally(const Call &c, RankRow &row);
   // Overview.cpp
   void header();
+  void extrapolationNote();
+  // FilesSection.cpp
+  void filesSection();
+  static std::string commonSizesText(const std::map<int64_t, uint64_t> &sizes, size_t n);
+  // AccessSizes.cpp
+  void accessSizes();
+  // PerRank.cpp
+  void perRank();
+  // IoTime.cpp
+  void ioTime();
+  /// The caveat to print next to timings: "" for a measured trace.
+  std::string timingCaveat() const;
   // Operations.cpp
   void operations();
   void collectLayers(const std::vector<trace::Node> &body, std::set<LayerKey> &keys);
@@ -76,8 +114,17 @@ private:
   // Histograms.cpp
   static std::vector<std::string> timeBinLabels(size_t first, size_t last);
   void histograms();
-  void collectTiming(const std::vector<trace::Node> &body, std::map<uint64_t, trace::TimingStats> &bySite,
-                     trace::TimingStats &gaps, std::map<uint64_t, std::string> &siteOp);
+  struct SiteTiming {
+    std::string label, op;
+    uint64_t anchorSite = 0; ///< the site linked to (an inner call's: its outer call's)
+    trace::TimingStats stats;
+  };
+  void collectTiming(const std::vector<trace::Node> &body, std::map<std::string, SiteTiming> &bySite,
+                     trace::TimingStats &gaps);
+  /// "darshan.c:13:5", or for an inner call without a site of its own
+  /// "inside MPI_File_write_at_all at darshan.c:13:5" (Labels.cpp).
+  std::string siteText(const trace::Event &e) const;
+  void findOuterCalls(const std::vector<trace::Node> &body, const trace::Event *&last);
   // LoopTree.cpp
   void loops();
   void tree(const std::vector<trace::Node> &body, uint32_t depth, const trace::RankList *parent);
@@ -111,7 +158,12 @@ private:
   const trace::Trace &t_;
   trace::TraceSummary s_;
   std::vector<int64_t> histRanks_, plotRanks_;
-  std::map<int, uint64_t> sizeHist_;
+  std::map<int64_t, uint64_t> readSizes_, writeSizes_;       ///< bytes per call -> calls (not inner)
+  std::map<int64_t, std::map<int64_t, uint64_t>> fileSizes_; ///< file -> bytes per call -> calls
+  std::vector<RankRow> rankRows_;                            ///< per expanded rank
+  RankRow totals_;                                           ///< the rows summed (rank unused)
+  std::map<const trace::Event *, const trace::Event *> outerOf_; ///< inner call -> the call it ran in
+  bool extrapolated_ = false;
   std::map<int64_t, std::vector<PlotPoint>> points_;
   double span_ = 0;
   bool anyTimed_ = false, anyReconstructed_ = false, expandTruncated_ = false;
