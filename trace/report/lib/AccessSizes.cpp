@@ -34,8 +34,7 @@ void Writer::accessSizes() {
   o_ << "<h2 id=\"sizes\">Access sizes</h2>\n<p>Bytes per read and per write call (inner calls left out: "
         "their bytes belong to the call they ran in), from the calls of "
      << (histRanks_.size() < size_t(std::max<int64_t>(0, t_.header.nranks))
-             ? std::to_string(histRanks_.size()) + " sampled ranks (not all " +
-                   std::to_string(t_.header.nranks) + ")"
+             ? std::to_string(histRanks_.size()) + " sampled ranks (not all " + std::to_string(t_.header.nranks) + ")"
              : "every rank")
      << ". Histograms use log2 bins; the table lists the four most common exact sizes, as Darshan does.</p>\n";
   if (readSizes_.empty() && writeSizes_.empty()) {
@@ -43,8 +42,8 @@ void Writer::accessSizes() {
     return;
   }
   o_ << "<div class=\"figs\">";
-  for (const auto &[what, sizes] : {std::pair<std::string, const std::map<int64_t, uint64_t> *>{"read", &readSizes_},
-                                    {"write", &writeSizes_}}) {
+  for (const auto &[what, sizes] :
+       {std::pair<std::string, const std::map<int64_t, uint64_t> *>{"read", &readSizes_}, {"write", &writeSizes_}}) {
     std::array<uint64_t, TimingStats::kBins> bins{};
     uint64_t calls = 0;
     for (const auto &[size, count] : *sizes) {

@@ -51,15 +51,15 @@ void Writer::filesSection() {
     const uint64_t other = s.calls - std::min(s.calls, r.calls + w.calls);
     auto sizes = fileSizes_.find(id);
     o_ << "<tr data-fid=\"" << id << "\" data-read=\"" << r.bytes << "\" data-written=\"" << w.bytes
-       << "\" data-reads=\"" << r.calls << "\" data-writes=\"" << w.calls << "\" data-other=\"" << other
-       << "\"><td>f" << id << "</td><td class=\"mono\">" << esc(fileLabel(t_, id)) << "</td><td class=\"n\">"
-       << r.bytes << "</td><td class=\"n\">" << w.bytes << "</td><td class=\"n\">" << r.calls
-       << "</td><td class=\"n\">" << w.calls << "</td><td class=\"n\">" << other << "</td><td class=\"common\">"
+       << "\" data-reads=\"" << r.calls << "\" data-writes=\"" << w.calls << "\" data-other=\"" << other << "\"><td>f"
+       << id << "</td><td class=\"mono\">" << esc(fileLabel(t_, id)) << "</td><td class=\"n\">" << r.bytes
+       << "</td><td class=\"n\">" << w.bytes << "</td><td class=\"n\">" << r.calls << "</td><td class=\"n\">" << w.calls
+       << "</td><td class=\"n\">" << other << "</td><td class=\"common\">"
        << (sizes == fileSizes_.end() ? "&mdash;" : commonSizesText(sizes->second, 4)) << "</td></tr>";
     const std::string label = fileLabel(t_, id);
     if (r.bytes)
-      bars.push_back({label + " (read)", double(r.bytes), svg::bytesText(double(r.bytes)), "#file-" + std::to_string(id),
-                      "data-read-of=\"" + std::to_string(id) + "\""});
+      bars.push_back({label + " (read)", double(r.bytes), svg::bytesText(double(r.bytes)),
+                      "#file-" + std::to_string(id), "data-read-of=\"" + std::to_string(id) + "\""});
     if (w.bytes)
       bars.push_back({label + " (written)", double(w.bytes), svg::bytesText(double(w.bytes)),
                       "#file-" + std::to_string(id), "data-written-of=\"" + std::to_string(id) + "\""});

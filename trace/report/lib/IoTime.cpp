@@ -43,8 +43,7 @@ std::string Writer::timingCaveat() const {
   if (longest > kHourNs)
     out += std::string(out.empty() ? "" : " ") + "One call's mean duration is " + svg::timeText(longest) +
            " (over an hour): implausible for one call" +
-           (extrapolated_ ? "; a fit extrapolated far beyond its inputs (sio-extrap --verbose prints each fit)."
-                          : ".");
+           (extrapolated_ ? "; a fit extrapolated far beyond its inputs (sio-extrap --verbose prints each fit)." : ".");
   return out;
 }
 
@@ -107,8 +106,8 @@ void Writer::ioTime() {
       return;
     char bps[32];
     std::snprintf(bps, sizeof bps, "%.0f", bytes / (ns / 1e9));
-    o_ << "<tr data-bw=\"" << key << "\" data-bytes-per-s=\"" << bps << "\"><th>" << esc(name) << "</th><td class=\"n\">"
-       << rate(bytes, ns) << "</td><td>" << esc(how) << "</td></tr>";
+    o_ << "<tr data-bw=\"" << key << "\" data-bytes-per-s=\"" << bps << "\"><th>" << esc(name)
+       << "</th><td class=\"n\">" << rate(bytes, ns) << "</td><td>" << esc(how) << "</td></tr>";
   };
   const double rd = t.classNs[size_t(IoClass::Read)], wr = t.classNs[size_t(IoClass::Write)];
   bw("read", "read, per rank", double(t.bytesRead), rd,

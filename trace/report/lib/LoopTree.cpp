@@ -11,6 +11,9 @@ void Writer::loops() {
   o_ << "<h2 id=\"loops\">Loop structure</h2>\n<p>The compressed trace: loops with their iteration counts "
         "(formulas of rank, nranks and outer loop indices <code>i0</code>, <code>i1</code>, ...) and the calls "
         "in them with their source locations.</p>\n";
+  const std::string caveat = timingCaveat();
+  if (!caveat.empty())
+    o_ << "<p class=\"note\">" << esc(caveat) << "</p>\n";
   nodesShown_ = 0;
   tree(t_.body, 0, nullptr);
   if (nodesShown_ > kMaxTreeNodes)
@@ -28,8 +31,13 @@ void Writer::tree(const std::vector<Node> &body, uint32_t depth, const RankList 
       std::string id = e.site && !anchored_.count(e.site) ? " id=\"" + siteAnchor(e.site) + "\"" : "";
       anchored_.insert(e.site);
       o_ << "<li" << id << ">" << esc(svg::shorten(ranks, 200)) << "<b>" << esc(e.op) << "</b>"
-         << (e.inner ? " (inner)" : "") << " <span class=\"note\">" << esc(siteLocation(t_, e.site)) << "</span>";
-      if (e.duration.count())
+         << (e.inner ? " (inner)" : "") << " <span class=\"note\">" << esc(siteText(e)) << "</span>";
+      // In an extrapolated trace the statistics' count is a measured input's,
+      // not the calls at this rank count, and the mean is a fit.
+      if (e.duration.count() && extrapolated_)
+        o_ << " &middot; <span class=\"extrap\">extrapolated mean " << svg::timeText(e.duration.mean()) << " (fitted; "
+           << svg::countText(e.duration.count()) << " samples of a measured input)</span>";
+      else if (e.duration.count())
         o_ << " &middot; " << svg::countText(e.duration.count()) << " calls, mean " << svg::timeText(e.duration.mean());
       o_ << "</li>";
       continue;

@@ -36,11 +36,10 @@ void Writer::header() {
     span += "; over " + std::to_string(histRanks_.size()) + " sampled ranks";
   row("time span", span + (extrapolated_ ? " &mdash; <b>extrapolated</b>, not measured" : ""));
   row("timing",
-      !anyTimed_ ? "none recorded"
-      : extrapolated_
-          ? "<b>extrapolated</b> by sio-extrap (fitted against the rank count of the measured inputs)"
-          : rankTiming(t_) == RankTiming::PerRank ? "measured, each rank's own"
-                                                   : "measured, statistics merged over the ranks making a call",
+      !anyTimed_      ? "none recorded"
+      : extrapolated_ ? "<b>extrapolated</b> by sio-extrap (fitted against the rank count of the measured inputs)"
+      : rankTiming(t_) == RankTiming::PerRank ? "measured, each rank's own"
+                                              : "measured, statistics merged over the ranks making a call",
       "timing");
   for (const std::string &n : h.notes)
     row("note", esc(n));

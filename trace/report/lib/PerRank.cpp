@@ -60,9 +60,9 @@ void Writer::perRank() {
   const bool byTime = timing == RankTiming::PerRank;
   const bool sampled = histRanks_.size() < size_t(std::max<int64_t>(0, t_.header.nranks));
   o_ << "<p>Each rank's calls, bytes and time in I/O calls, from expanding the trace rank by rank"
-     << (sampled ? " (" + std::to_string(rankRows_.size()) + " sampled ranks of " +
-                       std::to_string(t_.header.nranks) + ")"
-                 : " (every rank)")
+     << (sampled
+             ? " (" + std::to_string(rankRows_.size()) + " sampled ranks of " + std::to_string(t_.header.nranks) + ")"
+             : " (every rank)")
      << "; inner calls are left out. Time is the sum of the durations of the rank's read, write and wait calls "
         "(data) and of its other file calls (metadata).</p>\n";
   o_ << "<p id=\"rank-order\">"
@@ -75,7 +75,9 @@ void Writer::perRank() {
              : "Ranks are ordered by bytes moved: the trace records no durations.")
      << (timingCaveat().empty() ? "" : " " + esc(timingCaveat())) << "</p>\n";
   auto metric = [&](const RankRow &r) { return byTime ? r.ioNs() : double(r.bytes()); };
-  auto metricText = [&](double v) { return byTime ? svg::timeText(v) : svg::bytesText(v) + " (" + std::to_string(int64_t(v)) + " B)"; };
+  auto metricText = [&](double v) {
+    return byTime ? svg::timeText(v) : svg::bytesText(v) + " (" + std::to_string(int64_t(v)) + " B)";
+  };
   const RankRow *slow = &rankRows_.front(), *fast = &rankRows_.front();
   double sum = 0;
   for (const RankRow &r : rankRows_) {
@@ -93,8 +95,8 @@ void Writer::perRank() {
   o_ << "<table id=\"rank-summary\">";
   o_ << "<tr data-slowest=\"" << slow->rank << "\"><th>slowest rank (most " << what << ")</th><td>rank " << slow->rank
      << ": " << metricText(metric(*slow)) << "</td></tr>";
-  o_ << "<tr data-fastest=\"" << fast->rank << "\"><th>fastest rank (least " << what << ")</th><td>rank "
-     << fast->rank << ": " << metricText(metric(*fast)) << "</td></tr>";
+  o_ << "<tr data-fastest=\"" << fast->rank << "\"><th>fastest rank (least " << what << ")</th><td>rank " << fast->rank
+     << ": " << metricText(metric(*fast)) << "</td></tr>";
   o_ << "<tr><th>mean " << what << " per rank</th><td>" << metricText(mean) << "</td></tr>";
   o_ << "<tr data-imbalance=\"" << imbalance << "\"><th>imbalance (max / mean)</th><td>" << imbalance
      << "</td></tr></table>\n";
@@ -103,7 +105,8 @@ void Writer::perRank() {
   std::vector<const RankRow *> rows;
   for (const RankRow &r : rankRows_)
     rows.push_back(&r);
-  std::stable_sort(rows.begin(), rows.end(), [&](const RankRow *a, const RankRow *b) { return metric(*a) > metric(*b); });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const RankRow *a, const RankRow *b) { return metric(*a) > metric(*b); });
   const std::string est = timing == RankTiming::Merged ? " (estimate)" : "";
   o_ << "<table id=\"rank-table\"><tr><th>rank</th><th>calls</th><th>reads</th><th>writes</th><th>other calls</th>"
         "<th>bytes read</th><th>bytes written</th><th>data time"

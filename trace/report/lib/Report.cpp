@@ -43,7 +43,8 @@ void Writer::run() {
   o_ << "<p>Sections: <a href=\"#overview\">overview</a> &middot; <a href=\"#time\">I/O time and "
         "bandwidth</a> &middot; <a href=\"#files\">files</a> &middot; <a href=\"#ranks\">ranks</a> &middot; "
         "<a href=\"#operations\">operations and layers</a> &middot; <a href=\"#sizes\">access sizes</a> "
-        "&middot; <a href=\"#access\">access patterns</a> &middot; <a href=\"#histograms\">timing</a> &middot; <a href=\"#loops\">loop structure</a> &middot; <a href=\"#signatures\">signatures</a>"
+        "&middot; <a href=\"#access\">access patterns</a> &middot; <a href=\"#histograms\">timing</a> &middot; <a "
+        "href=\"#loops\">loop structure</a> &middot; <a href=\"#signatures\">signatures</a>"
      << (inputs_.size() > 1 ? " &middot; <a href=\"#fits\">elastic values</a>" : "") << "</p>\n";
   extrapolated_ = t_.header.generator.starts_with("sio-extrap");
   const Event *last = nullptr;

@@ -62,9 +62,9 @@ struct RankRow {
 
 /// Where the per-rank times of the rank table come from (PerRank.cpp).
 enum class RankTiming {
-  None,     ///< the trace records no durations
-  PerRank,  ///< every timed call's statistics hold that rank's calls only
-  Merged,   ///< statistics merged over ranks: a rank's time is the mean of its calls' ranks
+  None,    ///< the trace records no durations
+  PerRank, ///< every timed call's statistics hold that rank's calls only
+  Merged,  ///< statistics merged over ranks: a rank's time is the mean of its calls' ranks
 };
 RankTiming rankTiming(const trace::Trace &t);
 
@@ -158,10 +158,10 @@ private:
   const trace::Trace &t_;
   trace::TraceSummary s_;
   std::vector<int64_t> histRanks_, plotRanks_;
-  std::map<int64_t, uint64_t> readSizes_, writeSizes_;       ///< bytes per call -> calls (not inner)
-  std::map<int64_t, std::map<int64_t, uint64_t>> fileSizes_; ///< file -> bytes per call -> calls
-  std::vector<RankRow> rankRows_;                            ///< per expanded rank
-  RankRow totals_;                                           ///< the rows summed (rank unused)
+  std::map<int64_t, uint64_t> readSizes_, writeSizes_;           ///< bytes per call -> calls (not inner)
+  std::map<int64_t, std::map<int64_t, uint64_t>> fileSizes_;     ///< file -> bytes per call -> calls
+  std::vector<RankRow> rankRows_;                                ///< per expanded rank
+  RankRow totals_;                                               ///< the rows summed (rank unused)
   std::map<const trace::Event *, const trace::Event *> outerOf_; ///< inner call -> the call it ran in
   bool extrapolated_ = false;
   std::map<int64_t, std::vector<PlotPoint>> points_;
