@@ -108,8 +108,9 @@ TitleBlock titleBlock(std::string_view title) {
   b.svg = "<title>" + esc(title) + "</title><text x=\"4\" y=\"16\" class=\"ft\">";
   for (size_t i = 0; i < lines.size(); ++i) {
     b.width = std::max(b.width, 8 + textWidth(lines[i], 12, true));
-    b.svg += lines.size() == 1 ? esc(lines[i])
-                               : "<tspan x=\"4\" dy=\"" + std::string(i ? "15" : "0") + "\">" + esc(lines[i]) + "</tspan>";
+    b.svg += lines.size() == 1
+                 ? esc(lines[i])
+                 : "<tspan x=\"4\" dy=\"" + std::string(i ? "15" : "0") + "\">" + esc(lines[i]) + "</tspan>";
   }
   b.svg += "</text>";
   b.extra = kTitleLineH * double(lines.size() - 1);
