@@ -50,6 +50,18 @@ RankTiming rankTiming(const Trace &t) {
   return !any ? RankTiming::None : merged ? RankTiming::Merged : RankTiming::PerRank;
 }
 
+// Today the mean of the call's event statistics (Expand.cpp), which is the
+// rank's own where rankTiming() says PerRank. Per-rank timing recorded in the
+// trace would be read here for the call's rank (and rankTiming() return
+// PerRank); the rank table, its ordering, the imbalance and the aggregate
+// bandwidth follow from it.
+std::optional<double> rankCallNs(const Trace &t, const Call &c) {
+  (void)t;
+  if (!c.timed)
+    return std::nullopt;
+  return c.durationNs;
+}
+
 void Writer::perRank() {
   o_ << "<h2 id=\"ranks\">Ranks</h2>\n";
   if (rankRows_.empty()) {

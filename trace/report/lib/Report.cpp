@@ -111,9 +111,9 @@ void Writer::tally(const Call &c, RankRow &row) {
   const size_t ki = size_t(k);
   row.classCalls[ki]++;
   totals_.classCalls[ki]++;
-  if (c.timed) {
-    row.classNs[ki] += c.durationNs;
-    totals_.classNs[ki] += c.durationNs;
+  if (auto ns = rankCallNs(t_, c)) {
+    row.classNs[ki] += *ns;
+    totals_.classNs[ki] += *ns;
   }
   if (k == IoClass::Inner)
     return; // inside an outer call: its bytes and time are the outer call's

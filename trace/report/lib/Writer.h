@@ -67,6 +67,9 @@ enum class RankTiming {
   Merged,  ///< statistics merged over ranks: a rank's time is the mean of its calls' ranks
 };
 RankTiming rankTiming(const trace::Trace &t);
+/// The time one call of one rank took, as the rank table and the I/O time
+/// section count it; nullopt for a call without timing (PerRank.cpp).
+std::optional<double> rankCallNs(const trace::Trace &t, const Call &c);
 
 class Writer {
 public:
