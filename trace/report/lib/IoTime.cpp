@@ -68,31 +68,36 @@ void Writer::ioTime() {
         "<b>metadata</b> is every other file call (open, close, stat, seek, sync, set_view, truncate, ...); "
         "synchronization (MPI barriers and collectives) is apart, and so are inner calls, whose time is already "
         "inside the call they ran in.</p>\n";
-  o_ << "<table id=\"io-time\"><tr><th>class</th><th>calls</th><th>time (summed over ranks)</th><th>mean per "
-        "rank</th><th>share of I/O time</th></tr>";
+  o_ << "<table id=\"io-time\"><tr><th>class</th><th>calls</th><th>of which without timing</th><th>time (summed "
+        "over ranks)</th><th>mean per rank</th><th>share of I/O time</th></tr>";
   std::vector<svg::Bar> bars;
-  auto row = [&](const std::string &name, const std::string &key, uint64_t calls, double ns, bool inIo) {
+  auto row = [&](const std::string &name, const std::string &key, uint64_t calls, uint64_t untimed, double ns,
+                 bool inIo) {
     char share[16] = "";
     if (inIo && data + meta > 0)
       std::snprintf(share, sizeof share, "%.1f%%", 100.0 * ns / (data + meta));
     char nsText[32];
     std::snprintf(nsText, sizeof nsText, "%.0f", ns);
     o_ << "<tr data-class=\"" << key << "\" data-ns=\"" << nsText << "\" data-calls=\"" << calls << "\"><td>"
-       << esc(name) << "</td><td class=\"n\">" << calls << "</td><td class=\"n\">" << svg::timeText(ns)
-       << "</td><td class=\"n\">" << svg::timeText(ns / ranks) << "</td><td class=\"n\">" << share << "</td></tr>";
+       << esc(name) << "</td><td class=\"n\">" << calls << "</td><td class=\"n\">" << untimed << "</td><td class=\"n\">"
+       << svg::timeText(ns) << "</td><td class=\"n\">" << svg::timeText(ns / ranks) << "</td><td class=\"n\">" << share
+       << "</td></tr>";
     if (ns > 0)
       bars.push_back({name, ns, svg::timeText(ns), "", ""});
   };
-  uint64_t dataCalls = 0;
+  uint64_t dataCalls = 0, dataUntimed = 0;
   for (IoClass c : kIoClasses) {
-    if (isData(c))
+    if (isData(c)) {
       dataCalls += t.classCalls[size_t(c)];
+      dataUntimed += t.classUntimed[size_t(c)];
+    }
     if (c != IoClass::Wait || t.classCalls[size_t(c)])
       row(std::string(ioClassName(c)) + (c == IoClass::Inner ? " (inside other calls, not added)" : ""),
           std::string(ioClassName(c)).substr(0, c == IoClass::Wait ? 4 : std::string::npos), t.classCalls[size_t(c)],
-          t.classNs[size_t(c)], c != IoClass::Sync && c != IoClass::Inner);
+          t.classUntimed[size_t(c)], t.classNs[size_t(c)], c != IoClass::Sync && c != IoClass::Inner);
   }
-  row("I/O = data + metadata", "io", dataCalls + t.classCalls[size_t(IoClass::Metadata)], data + meta, true);
+  const uint64_t ioUntimed = dataUntimed + t.classUntimed[size_t(IoClass::Metadata)];
+  row("I/O = data + metadata", "io", dataCalls + t.classCalls[size_t(IoClass::Metadata)], ioUntimed, data + meta, true);
   o_ << "</table>\n" << svg::barChart("time in calls by class (summed over ranks)", bars);
 
   // Bandwidth.
@@ -101,23 +106,32 @@ void Writer::ioTime() {
     if (r.ioNs() > slowest->ioNs())
       slowest = &r;
   o_ << "<table id=\"bandwidth\"><tr><th>bandwidth</th><th>value</th><th>computed as</th></tr>";
-  auto bw = [&](const std::string &key, const std::string &name, double bytes, double ns, const std::string &how) {
-    if (ns <= 0 || bytes <= 0)
+  // A rate is given only when every call of its time was timed: a time
+  // missing some calls would make it too high.
+  auto bw = [&](const std::string &key, const std::string &name, double bytes, double ns, uint64_t untimed,
+                const std::string &how) {
+    if (bytes <= 0)
       return;
+    if (untimed || ns <= 0) {
+      o_ << "<tr data-bw=\"" << key << "\"><th>" << esc(name)
+         << "</th><td class=\"n\">&mdash;</td><td>not computed: " << untimed
+         << " of its calls record no duration</td></tr>";
+      return;
+    }
     char bps[32];
     std::snprintf(bps, sizeof bps, "%.0f", bytes / (ns / 1e9));
     o_ << "<tr data-bw=\"" << key << "\" data-bytes-per-s=\"" << bps << "\"><th>" << esc(name)
        << "</th><td class=\"n\">" << rate(bytes, ns) << "</td><td>" << esc(how) << "</td></tr>";
   };
   const double rd = t.classNs[size_t(IoClass::Read)], wr = t.classNs[size_t(IoClass::Write)];
-  bw("read", "read, per rank", double(t.bytesRead), rd,
+  bw("read", "read, per rank", double(t.bytesRead), rd, t.classUntimed[size_t(IoClass::Read)],
      std::to_string(t.bytesRead) + " bytes read / " + svg::timeText(rd) + " in read calls, both summed over ranks");
-  bw("write", "write, per rank", double(t.bytesWritten), wr,
+  bw("write", "write, per rank", double(t.bytesWritten), wr, t.classUntimed[size_t(IoClass::Write)],
      std::to_string(t.bytesWritten) + " bytes written / " + svg::timeText(wr) +
          " in write calls, both summed over ranks");
-  bw("data", "reads and writes, per rank", double(t.bytes()), data,
+  bw("data", "reads and writes, per rank", double(t.bytes()), data, dataUntimed,
      std::to_string(t.bytes()) + " bytes / " + svg::timeText(data) + " of data time, both summed over ranks");
-  bw("aggregate", "aggregate (by the slowest rank)", double(t.bytes()), slowest->ioNs(),
+  bw("aggregate", "aggregate (by the slowest rank)", double(t.bytes()), slowest->ioNs(), ioUntimed,
      std::to_string(t.bytes()) + " bytes of all ranks / " + svg::timeText(slowest->ioNs()) +
          " of I/O time (data + metadata) of rank " + std::to_string(slowest->rank) +
          ", the longest, as Darshan's agg_perf_by_slowest: the ranks are taken to do their I/O at the same time" +

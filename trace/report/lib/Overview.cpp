@@ -39,6 +39,7 @@ void Writer::header() {
       !anyTimed_      ? "none recorded"
       : extrapolated_ ? "<b>extrapolated</b> by sio-extrap (fitted against the rank count of the measured inputs)"
       : rankTiming(t_) == RankTiming::PerRank ? "measured, each rank's own"
+      : rankTiming(t_) == RankTiming::Partial ? "measured for some calls only (others record no duration)"
                                               : "measured, statistics merged over the ranks making a call",
       "timing");
   for (const std::string &n : h.notes)

@@ -23,14 +23,19 @@ double RankRow::ioNs() const { return dataNs() + classNs[size_t(IoClass::Metadat
 
 namespace {
 
-void timedEvents(const std::vector<Node> &body, bool &any, bool &merged) {
+void timedEvents(const std::vector<Node> &body, bool &any, bool &merged, bool &untimed) {
   for (const Node &n : body) {
     if (n.isLoop()) {
-      timedEvents(n.loop().body, any, merged);
+      timedEvents(n.loop().body, any, merged, untimed);
       continue;
     }
-    if (!n.event().duration.count() || n.event().inner)
+    const IoClass c = ioClass(n.event());
+    if (c == IoClass::Inner || c == IoClass::Sync)
       continue;
+    if (!n.event().duration.count()) {
+      untimed = true;
+      continue;
+    }
     any = true;
     merged = merged || n.ranks.size() != 1;
   }
@@ -45,9 +50,9 @@ void timedEvents(const std::vector<Node> &body, bool &any, bool &merged) {
 // the same ones. When the trace records per-rank timing (issue 32, the
 // timeline work), read it here and return PerRank.
 RankTiming rankTiming(const Trace &t) {
-  bool any = false, merged = false;
-  timedEvents(t.body, any, merged);
-  return !any ? RankTiming::None : merged ? RankTiming::Merged : RankTiming::PerRank;
+  bool any = false, merged = false, untimed = false;
+  timedEvents(t.body, any, merged, untimed);
+  return !any ? RankTiming::None : untimed ? RankTiming::Partial : merged ? RankTiming::Merged : RankTiming::PerRank;
 }
 
 // Today the mean of the call's event statistics (Expand.cpp), which is the
@@ -84,6 +89,9 @@ void Writer::perRank() {
              ? "Ranks are ordered by bytes moved, not by time: the trace merges each call's timing over the ranks "
                "that make it, so a rank's time is an estimate (the mean of those ranks) and cannot show a slow rank "
                "among ranks making the same calls."
+         : timing == RankTiming::Partial
+             ? "Ranks are ordered by bytes moved, not by time: some of the file calls record no duration, so no "
+               "rank's time is complete (the time columns count the timed calls only)."
              : "Ranks are ordered by bytes moved: the trace records no durations.")
      << (timingCaveat().empty() ? "" : " " + esc(timingCaveat())) << "</p>\n";
   auto metric = [&](const RankRow &r) { return byTime ? r.ioNs() : double(r.bytes()); };
@@ -119,7 +127,9 @@ void Writer::perRank() {
     rows.push_back(&r);
   std::stable_sort(rows.begin(), rows.end(),
                    [&](const RankRow *a, const RankRow *b) { return metric(*a) > metric(*b); });
-  const std::string est = timing == RankTiming::Merged ? " (estimate)" : "";
+  const std::string est = timing == RankTiming::Merged    ? " (estimate)"
+                          : timing == RankTiming::Partial ? " (timed calls only)"
+                                                          : "";
   o_ << "<table id=\"rank-table\"><tr><th>rank</th><th>calls</th><th>reads</th><th>writes</th><th>other calls</th>"
         "<th>bytes read</th><th>bytes written</th><th>data time"
      << est << "</th><th>metadata time" << est << "</th></tr>";

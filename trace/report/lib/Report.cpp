@@ -114,6 +114,9 @@ void Writer::tally(const Call &c, RankRow &row) {
   if (auto ns = rankCallNs(t_, c)) {
     row.classNs[ki] += *ns;
     totals_.classNs[ki] += *ns;
+  } else {
+    row.classUntimed[ki]++;
+    totals_.classUntimed[ki]++;
   }
   if (k == IoClass::Inner)
     return; // inside an outer call: its bytes and time are the outer call's

@@ -52,7 +52,8 @@ struct RankRow {
   int64_t rank = 0;
   uint64_t calls = 0;
   std::array<uint64_t, kIoClasses.size()> classCalls{};
-  std::array<double, kIoClasses.size()> classNs{}; ///< sum of the calls' mean durations
+  std::array<double, kIoClasses.size()> classNs{};        ///< sum of the calls' mean durations
+  std::array<uint64_t, kIoClasses.size()> classUntimed{}; ///< calls without timing (not in classNs)
   int64_t bytesRead = 0, bytesWritten = 0;
 
   int64_t bytes() const { return bytesRead + bytesWritten; }
@@ -65,6 +66,7 @@ enum class RankTiming {
   None,    ///< the trace records no durations
   PerRank, ///< every timed call's statistics hold that rank's calls only
   Merged,  ///< statistics merged over ranks: a rank's time is the mean of its calls' ranks
+  Partial, ///< some file calls record no duration: no rank's time is complete
 };
 RankTiming rankTiming(const trace::Trace &t);
 /// The time one call of one rank took, as the rank table and the I/O time
