@@ -82,7 +82,7 @@ void Writer::ioTime() {
        << esc(name) << "</td><td class=\"n\">" << calls << "</td><td class=\"n\">" << untimed << "</td><td class=\"n\">"
        << svg::timeText(ns) << "</td><td class=\"n\">" << svg::timeText(ns / ranks) << "</td><td class=\"n\">" << share
        << "</td></tr>";
-    if (ns > 0)
+    if (ns > 0 && key != "io") // the sum is the table's last row, not a bar beside its parts
       bars.push_back({name, ns, svg::timeText(ns), "", ""});
   };
   uint64_t dataCalls = 0, dataUntimed = 0;
