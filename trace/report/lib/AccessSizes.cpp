@@ -23,10 +23,13 @@ std::vector<std::pair<int64_t, uint64_t>> mostCommon(const std::map<int64_t, uin
 
 } // namespace
 
-std::string Writer::commonSizesText(const std::map<int64_t, uint64_t> &sizes, size_t n) {
+std::string Writer::commonSizesText(const SizeCounts &sizes, size_t n) {
   std::string out;
-  for (const auto &[size, count] : mostCommon(sizes, n))
+  for (const auto &[size, count] : mostCommon(sizes.sizes, n))
     out += (out.empty() ? "" : ", ") + std::to_string(size) + " B &times; " + std::to_string(count);
+  if (sizes.otherCalls)
+    out += " (" + std::to_string(sizes.otherCalls) + " calls of sizes past the first " +
+           std::to_string(SizeCounts::kMaxDistinct) + " distinct ones not counted)";
   return out.empty() ? "&mdash;" : out;
 }
 
@@ -37,19 +40,15 @@ void Writer::accessSizes() {
              ? std::to_string(histRanks_.size()) + " sampled ranks (not all " + std::to_string(t_.header.nranks) + ")"
              : "every rank")
      << ". Histograms use log2 bins; the table lists the four most common exact sizes, as Darshan does.</p>\n";
-  if (readSizes_.empty() && writeSizes_.empty()) {
+  if (!readSizes_.calls && !writeSizes_.calls) {
     o_ << "<p>No reads or writes.</p>\n";
     return;
   }
   o_ << "<div class=\"figs\">";
-  for (const auto &[what, sizes] :
-       {std::pair<std::string, const std::map<int64_t, uint64_t> *>{"read", &readSizes_}, {"write", &writeSizes_}}) {
-    std::array<uint64_t, TimingStats::kBins> bins{};
-    uint64_t calls = 0;
-    for (const auto &[size, count] : *sizes) {
-      bins[size_t(TimingStats::binOf(uint64_t(size)))] += count;
-      calls += count;
-    }
+  for (const auto &[what, sc] : {std::pair<std::string, const SizeCounts *>{"read", &readSizes_},
+                                 std::pair<std::string, const SizeCounts *>{"write", &writeSizes_}}) {
+    const auto &bins = sc->bins;
+    const uint64_t calls = sc->calls;
     size_t first, last;
     if (!binRange(bins, first, last))
       continue;
@@ -63,14 +62,17 @@ void Writer::accessSizes() {
        << "</div>";
   }
   o_ << "</div>\n";
-  std::map<int64_t, uint64_t> all = readSizes_;
-  for (const auto &[size, count] : writeSizes_)
+  std::map<int64_t, uint64_t> all = readSizes_.sizes;
+  for (const auto &[size, count] : writeSizes_.sizes)
     all[size] += count;
   o_ << "<table id=\"common-sizes\"><tr><th>most common access sizes</th><th>bytes</th><th>calls</th></tr>";
   for (const auto &[size, count] : mostCommon(all, 4))
     o_ << "<tr data-size=\"" << size << "\" data-count=\"" << count << "\"><td>" << svg::bytesText(double(size))
        << "</td><td class=\"n\">" << size << "</td><td class=\"n\">" << count << "</td></tr>";
   o_ << "</table>\n";
+  if (readSizes_.otherCalls + writeSizes_.otherCalls)
+    o_ << "<p class=\"note\">" << readSizes_.otherCalls + writeSizes_.otherCalls << " calls have sizes past the first "
+       << SizeCounts::kMaxDistinct << " distinct ones (per direction): in the histograms, not in this table.</p>\n";
 }
 
 } // namespace sio::report::detail

@@ -128,14 +128,14 @@ void Writer::tally(const Call &c, RankRow &row) {
   if (direction(c.event->op) == Direction::Read) {
     row.bytesRead += b;
     totals_.bytesRead += b;
-    readSizes_[b]++;
+    readSizes_.add(b);
   } else {
     row.bytesWritten += b;
     totals_.bytesWritten += b;
-    writeSizes_[b]++;
+    writeSizes_.add(b);
   }
   if (c.file)
-    fileSizes_[*c.file][b]++;
+    fileSizes_[*c.file].add(b);
 }
 
 } // namespace detail

@@ -61,6 +61,29 @@ struct RankRow {
   double ioNs() const; ///< data and metadata time, as Darshan's "I/O time"
 };
 
+/// Calls by exact size for the most common sizes, and by log2 bin for the
+/// histograms. Distinct sizes are capped (a trace whose every call has a
+/// size of its own would otherwise hold one entry per expanded call); calls
+/// of sizes beyond the cap are counted in `otherCalls`, the bins stay exact.
+struct SizeCounts {
+  static constexpr size_t kMaxDistinct = 4096;
+  std::map<int64_t, uint64_t> sizes;
+  uint64_t otherCalls = 0, calls = 0;
+  std::array<uint64_t, trace::TimingStats::kBins> bins{};
+
+  void add(int64_t bytes) {
+    ++calls;
+    ++bins[size_t(trace::TimingStats::binOf(uint64_t(bytes)))];
+    auto it = sizes.find(bytes);
+    if (it != sizes.end())
+      ++it->second;
+    else if (sizes.size() < kMaxDistinct)
+      sizes.emplace(bytes, 1);
+    else
+      ++otherCalls;
+  }
+};
+
 /// Where the per-rank times of the rank table come from (PerRank.cpp).
 enum class RankTiming {
   None,    ///< the trace records no durations
@@ -101,7 +124,7 @@ private:
   void extrapolationNote();
   // FilesSection.cpp
   void filesSection();
-  static std::string commonSizesText(const std::map<int64_t, uint64_t> &sizes, size_t n);
+  static std::string commonSizesText(const SizeCounts &sizes, size_t n);
   // AccessSizes.cpp
   void accessSizes();
   // PerRank.cpp
@@ -163,8 +186,8 @@ private:
   const trace::Trace &t_;
   trace::TraceSummary s_;
   std::vector<int64_t> histRanks_, plotRanks_;
-  std::map<int64_t, uint64_t> readSizes_, writeSizes_;           ///< bytes per call -> calls (not inner)
-  std::map<int64_t, std::map<int64_t, uint64_t>> fileSizes_;     ///< file -> bytes per call -> calls
+  SizeCounts readSizes_, writeSizes_;                            ///< bytes per call (not inner)
+  std::map<int64_t, SizeCounts> fileSizes_;                      ///< file -> bytes per call
   std::vector<RankRow> rankRows_;                                ///< per expanded rank
   RankRow totals_;                                               ///< the rows summed (rank unused)
   std::map<const trace::Event *, const trace::Event *> outerOf_; ///< inner call -> the call it ran in
