@@ -59,9 +59,9 @@ void Writer::ioTime() {
   }
   const RankRow &t = totals_;
   const double data = t.dataNs(), meta = t.classNs[size_t(IoClass::Metadata)];
-  const double ranks = double(std::max<size_t>(1, rankRows_.size()));
+  const double ranks = double(std::max<uint64_t>(1, rankSummary_.ranks));
   o_ << "<p>Time inside the calls, summed over "
-     << (sampled ? std::to_string(rankRows_.size()) + " sampled ranks (of " + std::to_string(t_.header.nranks) + ")"
+     << (sampled ? std::to_string(rankSummary_.ranks) + " sampled ranks (of " + std::to_string(t_.header.nranks) + ")"
                  : "all ranks")
      << " and loop iterations: each call counts the mean duration of its event's statistics (for a call recorded "
         "alone, its own duration). <b>Data</b> is reads, writes and the waits completing nonblocking ones; "
@@ -101,10 +101,7 @@ void Writer::ioTime() {
   o_ << "</table>\n" << svg::barChart("time in calls by class (summed over ranks)", bars);
 
   // Bandwidth.
-  const RankRow *slowest = &rankRows_.front();
-  for (const RankRow &r : rankRows_)
-    if (r.ioNs() > slowest->ioNs())
-      slowest = &r;
+  const RankRow *slowest = &rankSummary_.slowestIo;
   o_ << "<table id=\"bandwidth\"><tr><th>bandwidth</th><th>value</th><th>computed as</th></tr>";
   // A rate is given only when every call of its time was timed: a time
   // missing some calls would make it too high.
@@ -135,7 +132,7 @@ void Writer::ioTime() {
      std::to_string(t.bytes()) + " bytes of all ranks / " + svg::timeText(slowest->ioNs()) +
          " of I/O time (data + metadata) of rank " + std::to_string(slowest->rank) +
          ", the longest, as Darshan's agg_perf_by_slowest: the ranks are taken to do their I/O at the same time" +
-         (rankTiming(t_) == RankTiming::Merged ? "; that rank's time is an estimate (timing merged over ranks)" : "") +
+         (rankTiming_ == RankTiming::Merged ? "; that rank's time is an estimate (timing merged over ranks)" : "") +
          (sampled ? "; over the sampled ranks only" : ""));
   o_ << "</table>\n<p>1 MiB = 1,048,576 bytes; times in the trace are nanoseconds. A per-rank rate is what one "
         "rank sees while inside its calls; the aggregate is what the whole job moved per second of I/O.</p>\n";

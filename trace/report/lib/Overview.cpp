@@ -38,9 +38,9 @@ void Writer::header() {
   row("timing",
       !anyTimed_      ? "none recorded"
       : extrapolated_ ? "<b>extrapolated</b> by sio-extrap (fitted against the rank count of the measured inputs)"
-      : rankTiming(t_) == RankTiming::PerRank ? "measured, each rank's own"
-      : rankTiming(t_) == RankTiming::Partial ? "measured for some calls only (others record no duration)"
-                                              : "measured, statistics merged over the ranks making a call",
+      : rankTiming_ == RankTiming::PerRank ? "measured, each rank's own"
+      : rankTiming_ == RankTiming::Partial ? "measured for some calls only (others record no duration)"
+                                           : "measured, statistics merged over the ranks making a call",
       "timing");
   for (const std::string &n : h.notes)
     row("note", esc(n));

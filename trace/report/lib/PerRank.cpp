@@ -69,16 +69,16 @@ std::optional<double> rankCallNs(const Trace &t, const Call &c) {
 
 void Writer::perRank() {
   o_ << "<h2 id=\"ranks\">Ranks</h2>\n";
-  if (rankRows_.empty()) {
+  if (!rankSummary_.ranks) {
     o_ << "<p>No ranks.</p>\n";
     return;
   }
-  const RankTiming timing = rankTiming(t_);
-  const bool byTime = timing == RankTiming::PerRank;
+  const RankTiming timing = rankTiming_;
+  const bool byTime = ranksByTime();
   const bool sampled = histRanks_.size() < size_t(std::max<int64_t>(0, t_.header.nranks));
   o_ << "<p>Each rank's calls, bytes and time in I/O calls, from expanding the trace rank by rank"
      << (sampled
-             ? " (" + std::to_string(rankRows_.size()) + " sampled ranks of " + std::to_string(t_.header.nranks) + ")"
+             ? " (" + std::to_string(rankSummary_.ranks) + " sampled ranks of " + std::to_string(t_.header.nranks) + ")"
              : " (every rank)")
      << "; inner calls are left out. Time is the sum of the durations of the rank's read, write and wait calls "
         "(data) and of its other file calls (metadata).</p>\n";
@@ -94,20 +94,12 @@ void Writer::perRank() {
                "rank's time is complete (the time columns count the timed calls only)."
              : "Ranks are ordered by bytes moved: the trace records no durations.")
      << (timingCaveat().empty() ? "" : " " + esc(timingCaveat())) << "</p>\n";
-  auto metric = [&](const RankRow &r) { return byTime ? r.ioNs() : double(r.bytes()); };
+  auto metric = [&](const RankRow &r) { return rankMetric(r); };
   auto metricText = [&](double v) {
     return byTime ? svg::timeText(v) : svg::bytesText(v) + " (" + std::to_string(int64_t(v)) + " B)";
   };
-  const RankRow *slow = &rankRows_.front(), *fast = &rankRows_.front();
-  double sum = 0;
-  for (const RankRow &r : rankRows_) {
-    sum += metric(r);
-    if (metric(r) > metric(*slow))
-      slow = &r;
-    if (metric(r) < metric(*fast))
-      fast = &r;
-  }
-  const double mean = sum / double(rankRows_.size());
+  const RankRow *slow = &rankSummary_.slow, *fast = &rankSummary_.fast;
+  const double mean = rankSummary_.sum / double(rankSummary_.ranks);
   char imbalance[32] = "&mdash;";
   if (mean > 0)
     std::snprintf(imbalance, sizeof imbalance, "%.3f", metric(*slow) / mean);
@@ -148,6 +140,9 @@ void Writer::perRank() {
   o_ << "</table>\n";
   if (rows.size() > opt_.maxTableRows)
     o_ << "<p class=\"note\">" << rows.size() - opt_.maxTableRows << " more ranks not listed (the lightest).</p>\n";
+  if (rankSummary_.ranks > rankRows_.size())
+    o_ << "<p class=\"note\">The table and chart draw from the first " << rankRows_.size() << " of "
+       << rankSummary_.ranks << " ranks; the slowest, fastest, mean and imbalance above count all.</p>\n";
 
   std::vector<svg::Bar> bars;
   for (size_t i = 0; i < rankRows_.size() && i < size_t(std::max<int64_t>(1, opt_.maxRanks)); ++i) {

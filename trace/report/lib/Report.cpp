@@ -49,6 +49,7 @@ void Writer::run() {
   extrapolated_ = t_.header.generator.starts_with("sio-extrap");
   const Event *last = nullptr;
   findOuterCalls(t_.body, last);
+  rankTiming_ = rankTiming(t_);
   expand();
   extrapolationNote();
   header();
@@ -101,9 +102,24 @@ void Writer::expand() {
       }
     });
     expandTruncated_ |= !complete;
-    rankRows_.push_back(row);
+    addRank(row);
     span_ = std::max(span_, end);
   }
+}
+
+void Writer::addRank(const RankRow &row) {
+  RankSummary &s = rankSummary_;
+  if (s.ranks++ == 0)
+    s.slow = s.fast = s.slowestIo = row;
+  s.sum += rankMetric(row);
+  if (rankMetric(row) > rankMetric(s.slow))
+    s.slow = row;
+  if (rankMetric(row) < rankMetric(s.fast))
+    s.fast = row;
+  if (row.ioNs() > s.slowestIo.ioNs())
+    s.slowestIo = row;
+  if (rankRows_.size() < kMaxRankRows)
+    rankRows_.push_back(row);
 }
 
 void Writer::tally(const Call &c, RankRow &row) {

@@ -186,9 +186,23 @@ private:
   const trace::Trace &t_;
   trace::TraceSummary s_;
   std::vector<int64_t> histRanks_, plotRanks_;
-  SizeCounts readSizes_, writeSizes_;                            ///< bytes per call (not inner)
-  std::map<int64_t, SizeCounts> fileSizes_;                      ///< file -> bytes per call
-  std::vector<RankRow> rankRows_;                                ///< per expanded rank
+  SizeCounts readSizes_, writeSizes_;       ///< bytes per call (not inner)
+  std::map<int64_t, SizeCounts> fileSizes_; ///< file -> bytes per call
+  /// Per expanded rank, the first kMaxRankRows of them (a row is ~200
+  /// bytes; a trace may have millions of ranks). The summary below sees all.
+  static constexpr size_t kMaxRankRows = 65536;
+  std::vector<RankRow> rankRows_;
+  struct RankSummary {
+    uint64_t ranks = 0;
+    double sum = 0;     ///< of rankMetric
+    RankRow slow, fast; ///< by rankMetric, the lowest rank among ties
+    RankRow slowestIo;  ///< by I/O time, for the aggregate bandwidth
+  } rankSummary_;
+  RankTiming rankTiming_ = RankTiming::None;
+  /// What the rank table orders by: I/O time where each rank's is its own, else bytes.
+  bool ranksByTime() const { return rankTiming_ == RankTiming::PerRank; }
+  double rankMetric(const RankRow &r) const { return ranksByTime() ? r.ioNs() : double(r.bytes()); }
+  void addRank(const RankRow &row);
   RankRow totals_;                                               ///< the rows summed (rank unused)
   std::map<const trace::Event *, const trace::Event *> outerOf_; ///< inner call -> the call it ran in
   bool extrapolated_ = false;
