@@ -4,10 +4,13 @@
   sio_check.py chrome JSON DUMP                Chrome export against the dump
   sio_check.py html HTML [--stats S] [--dump D] [--max-bytes N]
   sio_check.py png PNG [--min-fraction F]      non-background pixels of a PNG
+  sio_check.py bbox-page HTML OUT              a copy of the report measuring its figures in a browser
+  sio_check.py bbox DOM                        the measurements of such a page (chromium --dump-dom)
 
 The dump expander handles what the tests' traces hold: rank headings and
 [ranks ...] prefixes as ranges or lists, constant loop counts, and integer
 formulas of rank, nranks and loop indices."""
+import html
 import html.parser
 import json
 import re
@@ -389,5 +392,64 @@ def cmd_png(args):
     print("png: not blank")
 
 
+# Runs in the browser after layout: for every figure, each <text> element's
+# drawn box against its <svg>'s box. The report itself has no script (its
+# Content-Security-Policy forbids one); the copy drops that tag to add this.
+BBOX_SCRIPT = r"""<script>
+(function () {
+  var out = [], texts = 0, titles = 0, clipped = 0, clippedTitles = 0;
+  var figs = document.querySelectorAll("svg.fig");
+  for (var i = 0; i < figs.length; i++) {
+    var r = figs[i].getBoundingClientRect(), ts = figs[i].querySelectorAll("text");
+    for (var j = 0; j < ts.length; j++) {
+      var b = ts[j].getBoundingClientRect(), title = ts[j].classList.contains("ft");
+      texts++; if (title) titles++;
+      if (b.width === 0 && b.height === 0) continue;
+      if (b.left < r.left - 0.5 || b.right > r.right + 0.5 || b.top < r.top - 0.5 || b.bottom > r.bottom + 0.5) {
+        clipped++; if (title) clippedTitles++;
+        var label = ts[j].cloneNode(true), tips = label.querySelectorAll("title");
+        for (var k = 0; k < tips.length; k++) tips[k].remove();
+        out.push((title ? "title" : "text") + " clipped in figure " + i + ": \"" + label.textContent.slice(0, 90) +
+                 "\" spans x " + Math.round(b.left - r.left) + ".." + Math.round(b.right - r.left) + " of 0.." +
+                 Math.round(r.width));
+      }
+    }
+  }
+  out.unshift("figures " + figs.length + ", texts " + texts + ", titles " + titles + ", clipped " + clipped +
+              ", clipped titles " + clippedTitles);
+  var pre = document.createElement("pre");
+  pre.id = "bbox-result";
+  pre.textContent = out.join("\n");
+  document.body.appendChild(pre);
+})();
+</script>"""
+
+
+def cmd_bbox_page(args):
+    text = open(args[0], encoding="utf-8").read()
+    text, n = re.subn(r"<meta http-equiv=\"Content-Security-Policy\"[^>]*>", "", text)
+    if n != 1:
+        fail("no Content-Security-Policy tag to replace")
+    open(args[1], "w", encoding="utf-8").write(text.replace("</body>", BBOX_SCRIPT + "</body>"))
+
+
+def cmd_bbox(args):
+    dom = open(args[0], encoding="utf-8").read()
+    m = re.search(r'<pre id="bbox-result">(.*?)</pre>', dom, re.S)
+    if not m:
+        fail("the page did not measure its figures (no bbox-result)")
+    lines = [html.unescape(l) for l in m.group(1).splitlines()]
+    print("bbox: " + lines[0])
+    for l in lines[1:]:
+        print("bbox: " + l)
+    counts = dict(re.findall(r"(figures|clipped titles|clipped) (\d+)", lines[0]))
+    if int(counts["figures"]) == 0:
+        fail("no figures measured")
+    if int(counts["clipped"]):
+        fail("%s text elements drawn outside their figure" % counts["clipped"])
+    print("bbox: every text inside its figure")
+
+
 if __name__ == "__main__":
-    {"dump-calls": cmd_dump_calls, "chrome": cmd_chrome, "html": cmd_html, "png": cmd_png}[sys.argv[1]](sys.argv[2:])
+    {"dump-calls": cmd_dump_calls, "chrome": cmd_chrome, "html": cmd_html, "png": cmd_png,
+     "bbox-page": cmd_bbox_page, "bbox": cmd_bbox}[sys.argv[1]](sys.argv[2:])

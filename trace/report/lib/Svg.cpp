@@ -21,6 +21,11 @@ std::string num(double v) {
 
 std::string esc(std::string_view s) { return escapeHtml(s); }
 
+/// Average advance of a glyph in em, over-estimated: Debian's chromium draws
+/// sans-serif as DejaVu Sans, whose bold 12 px titles measured 0.57 em a glyph
+/// and its regular 11 px labels 0.51 em (browser.test measures the result).
+constexpr double kBoldEm = 0.70, kRegularEm = 0.64;
+
 /// "Nice" tick step for a range: 1, 2 or 5 times a power of ten (or of 1024
 /// for byte axes).
 double tickStep(double range, int ticks, bool bytes) {
@@ -52,7 +57,71 @@ std::string tickText(double v, bool bytes, bool time) {
   return buf;
 }
 
+/// Figures never grow wider than the page's column (the CSS max-width).
+constexpr double kMaxFigureWidth = 1000;
+constexpr double kTitleLineH = 15;
+
+/// Code points of UTF-8 text.
+size_t glyphs(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s)
+    n += (c & 0xc0) != 0x80;
+  return n;
+}
+
+/// A title split at spaces into lines that fit the widest figure.
+std::vector<std::string> titleLines(std::string_view title) {
+  const size_t maxGlyphs = size_t((kMaxFigureWidth - 8) / (12 * kBoldEm));
+  std::vector<std::string> lines{""};
+  size_t pos = 0;
+  while (pos < title.size()) {
+    size_t sp = title.find(' ', pos);
+    std::string_view word = title.substr(pos, sp == std::string_view::npos ? std::string_view::npos : sp - pos);
+    pos = sp == std::string_view::npos ? title.size() : sp + 1;
+    if (!lines.back().empty() && glyphs(lines.back()) + 1 + glyphs(word) > maxGlyphs)
+      lines.emplace_back();
+    lines.back() += (lines.back().empty() ? "" : " ") + std::string(word);
+  }
+  return lines;
+}
+
+/// Cuts `text` to at most `max` glyphs, adding "..." when cut.
+std::string shortenGlyphs(std::string_view text, size_t max) {
+  if (glyphs(text) <= max)
+    return std::string(text);
+  size_t keep = max > 3 ? max - 3 : 0, n = 0, i = 0;
+  for (; i < text.size(); ++i)
+    if ((static_cast<unsigned char>(text[i]) & 0xc0) != 0x80 && n++ == keep)
+      break;
+  return std::string(text.substr(0, i)) + "...";
+}
+
+/// The title element of a figure (its <title> tooltip and its drawn text,
+/// wrapped), the width it needs, and the height its extra lines take.
+struct TitleBlock {
+  std::string svg;
+  double width = 0, extra = 0;
+};
+TitleBlock titleBlock(std::string_view title) {
+  TitleBlock b;
+  std::vector<std::string> lines = titleLines(title);
+  b.svg = "<title>" + esc(title) + "</title><text x=\"4\" y=\"16\" class=\"ft\">";
+  for (size_t i = 0; i < lines.size(); ++i) {
+    b.width = std::max(b.width, 8 + textWidth(lines[i], 12, true));
+    b.svg += lines.size() == 1
+                 ? esc(lines[i])
+                 : "<tspan x=\"4\" dy=\"" + std::string(i ? "15" : "0") + "\">" + esc(lines[i]) + "</tspan>";
+  }
+  b.svg += "</text>";
+  b.extra = kTitleLineH * double(lines.size() - 1);
+  return b;
+}
+
 } // namespace
+
+double textWidth(std::string_view text, double fontPx, bool bold) {
+  return double(glyphs(text)) * fontPx * (bold ? kBoldEm : kRegularEm);
+}
 
 std::string bytesText(double b) {
   const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
@@ -112,8 +181,13 @@ std::string colour(int k) {
 }
 
 std::string barChart(std::string_view title, const std::vector<Bar> &bars) {
-  const double labelW = 230, barW = 330, rowH = 18, top = 26;
-  const double width = labelW + barW + 110;
+  const TitleBlock tb = titleBlock(title);
+  const double labelW = 230, barW = 330, rowH = 18, top = 26 + tb.extra;
+  const size_t labelGlyphs = size_t((labelW - 10) / (11 * kRegularEm));
+  double valueW = 0;
+  for (const Bar &b : bars)
+    valueW = std::max(valueW, textWidth(b.valueText, 11, false));
+  const double width = std::max({labelW + barW + 110, labelW + barW + 8 + valueW, tb.width});
   const double height = top + rowH * double(bars.size()) + 8;
   double max = 0;
   for (const Bar &b : bars)
@@ -121,8 +195,7 @@ std::string barChart(std::string_view title, const std::vector<Bar> &bars) {
   std::ostringstream o;
   o << kSvgOpen << "width=\"" << num(width) << "\" height=\"" << num(height) << "\" viewBox=\"0 0 " << num(width)
     << " " << num(height) << "\" role=\"img\">";
-  o << "<title>" << esc(title) << "</title>";
-  o << "<text x=\"4\" y=\"16\" class=\"ft\">" << esc(title) << "</text>";
+  o << tb.svg;
   for (size_t i = 0; i < bars.size(); ++i) {
     const Bar &b = bars[i];
     double y = top + rowH * double(i);
@@ -130,7 +203,7 @@ std::string barChart(std::string_view title, const std::vector<Bar> &bars) {
     if (b.value > 0 && w < 1)
       w = 1;
     o << "<g class=\"bar\"" << (b.data.empty() ? "" : " ") << b.data << ">";
-    std::string label = esc(shorten(b.label, 38));
+    std::string label = esc(shortenGlyphs(b.label, labelGlyphs));
     o << "<text x=\"" << num(labelW - 6) << "\" y=\"" << num(y + 13) << "\" text-anchor=\"end\">";
     if (!b.href.empty())
       o << "<a href=\"" << esc(b.href) << "\">" << label << "</a>";
@@ -148,25 +221,30 @@ std::string barChart(std::string_view title, const std::vector<Bar> &bars) {
 
 std::string histogram(std::string_view title, const std::vector<std::string> &binLabels,
                       const std::vector<uint64_t> &counts, std::string_view xLabel) {
-  const double left = 56, right = 12, top = 26, plotH = 120, bottom = 40;
-  const double n = double(std::max<size_t>(1, counts.size()));
-  const double barW = std::clamp(520.0 / n, 6.0, 36.0);
-  const double width = left + barW * n + right;
-  const double height = top + plotH + bottom;
+  const TitleBlock tb = titleBlock(title);
   uint64_t max = 0;
   for (uint64_t c : counts)
     max = std::max(max, c);
+  // The axis labels decide the margins and the title and labels the width:
+  // nothing is drawn outside the figure.
+  const double left = std::max(56.0, textWidth(countText(max), 11, false) + 8), right = 12, top = 26 + tb.extra,
+               plotH = 120, bottom = 40;
+  const double n = double(std::max<size_t>(1, counts.size()));
+  const double barW = std::clamp(520.0 / n, 6.0, 36.0);
+  const size_t every = std::max<size_t>(1, size_t(std::ceil(60.0 / barW)));
+  double width = std::max({left + barW * n + right, tb.width, left + textWidth(xLabel, 11, false) + 8});
+  for (size_t i = 0; i < counts.size() && i < binLabels.size(); i += every)
+    width = std::max(width, left + barW * double(i) + 1 + textWidth(binLabels[i], 11, false) + 4);
+  const double height = top + plotH + bottom;
   std::ostringstream o;
   o << kSvgOpen << "width=\"" << num(width) << "\" height=\"" << num(height) << "\" viewBox=\"0 0 " << num(width)
     << " " << num(height) << "\" role=\"img\">";
-  o << "<title>" << esc(title) << "</title>";
-  o << "<text x=\"4\" y=\"16\" class=\"ft\">" << esc(title) << "</text>";
+  o << tb.svg;
   o << "<line x1=\"" << num(left) << "\" y1=\"" << num(top + plotH) << "\" x2=\"" << num(width - right)
     << "\" y2=\"" << num(top + plotH) << "\" class=\"ax\"/>";
   o << "<text x=\"" << num(left - 4) << "\" y=\"" << num(top + 8) << "\" text-anchor=\"end\">" << countText(max)
     << "</text>";
   o << "<text x=\"" << num(left - 4) << "\" y=\"" << num(top + plotH) << "\" text-anchor=\"end\">0</text>";
-  const size_t every = std::max<size_t>(1, size_t(std::ceil(60.0 / barW)));
   for (size_t i = 0; i < counts.size(); ++i) {
     double x = left + barW * double(i);
     double h = max ? plotH * double(counts[i]) / double(max) : 0;
@@ -187,8 +265,8 @@ std::string histogram(std::string_view title, const std::vector<std::string> &bi
 std::string scatter(const ScatterSpec &spec, const std::vector<Point> &points, const std::vector<Band> &bands,
                     const std::vector<Curve> &curves, const std::vector<Point> &marked,
                     const std::vector<std::string> &markedLabels) {
-  const double left = 78, right = 16, top = 30, plotW = 560, plotH = 240, bottom = 40;
-  const double width = left + plotW + right, height = top + plotH + bottom;
+  const TitleBlock tb = titleBlock(spec.title);
+  const double top = 30 + tb.extra, plotW = 560, plotH = 240, bottom = 40;
   double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
   bool first = true;
   auto extend = [&](double x, double y) {
@@ -222,14 +300,21 @@ std::string scatter(const ScatterSpec &spec, const std::vector<Point> &points, c
     x1 = x0 + xs;
   if (y1 <= y0)
     y1 = y0 + ys;
+  // Margins wide enough for the tick labels (the y ticks end at the axis,
+  // the last x tick is centred on the right edge), width for the title.
+  double yTickW = 0;
+  for (double v = y0; v <= y1 + ys * 1e-9; v += ys)
+    yTickW = std::max(yTickW, textWidth(tickText(v, spec.yBytes, false), 11, false));
+  const double left = std::max(78.0, yTickW + 10);
+  const double right = std::max(16.0, textWidth(tickText(x1, false, spec.xTime), 11, false) / 2 + 4);
+  const double width = std::max(left + plotW + right, tb.width), height = top + plotH + bottom;
   auto px = [&](double x) { return left + plotW * (x - x0) / (x1 - x0); };
   auto py = [&](double y) { return top + plotH - plotH * (y - y0) / (y1 - y0); };
 
   std::ostringstream o;
   o << kSvgOpen << "width=\"" << num(width) << "\" height=\"" << num(height) << "\" viewBox=\"0 0 " << num(width)
     << " " << num(height) << "\" role=\"img\">";
-  o << "<title>" << esc(spec.title) << "</title>";
-  o << "<text x=\"4\" y=\"16\" class=\"ft\">" << esc(spec.title) << "</text>";
+  o << tb.svg;
   for (size_t i = 0; i < bands.size(); ++i) {
     const Band &b = bands[i];
     double bx0 = px(b.x0 - 0.5), bx1 = px(b.x1 + 0.5);

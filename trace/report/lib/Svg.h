@@ -16,6 +16,9 @@ std::string bytesText(double bytes);
 std::string countText(uint64_t n);
 /// `850 ns`, `1.2 us`, `3.4 ms`, `2.0 s`.
 std::string timeText(double ns);
+/// The width `text` takes drawn in sans-serif at `fontPx`, over-estimated
+/// so that a figure sized by it never clips it.
+double textWidth(std::string_view text, double fontPx, bool bold);
 /// Cuts `text` to at most `max` bytes at a UTF-8 boundary, adding "..." when cut.
 std::string shorten(std::string_view text, size_t max);
 
