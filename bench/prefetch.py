@@ -60,6 +60,7 @@ def main():
     ap.add_argument("--patterns", default="simple,nested,btio,btio16,random")
     ap.add_argument("--throttle", default=None, metavar="RATE:LATENCY_US",
                     help="make the work directory a device, e.g. 100M:1000 (bytes/s with K/M/G, µs per call)")
+    ap.add_argument("--block", default=None, help="SIO_PREFETCH_BLOCK for the prefetching runs (e.g. 4k)")
     args = ap.parse_args()
 
     build = os.path.abspath(args.build)
@@ -111,6 +112,8 @@ def main():
         if mode in ("signature", "online"):
             preload.append(lib)
             env["SIO_PREFETCH_REPORT"] = os.path.join(work, f"report-{pattern}-{mode}.txt")
+            if args.block:
+                env["SIO_PREFETCH_BLOCK"] = args.block
         if "LD_PRELOAD" in env:
             preload.append(env["LD_PRELOAD"])
         if preload:
@@ -129,7 +132,7 @@ def main():
 
     print(f"# machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f}, {platform.platform()}")
-    throttled = f" --throttle {args.throttle}" if args.throttle else ""
+    throttled = (f" --throttle {args.throttle}" if args.throttle else "") + (f" --block {args.block}" if args.block else "")
     print(f"# command: python3 bench/prefetch.py --ranks {args.ranks} --rounds {args.rounds} --scale {args.scale}"
           f" --patterns {args.patterns}{throttled}")
     print("| pattern | mode | total s | read s | compute s | T_none/T | fraction of ideal overlap |")

@@ -33,6 +33,7 @@
 #include <string>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/uio.h>
 #include <thread>
 #include <unistd.h>
 #include <unordered_map>
@@ -51,6 +52,8 @@ constexpr uint64_t kMissWindow = 64;
 /// stable after about 20 reads.
 constexpr uint64_t kLearnWindow = 32;
 constexpr double kDefaultMissLimit = 0.9;
+/// Blocks the prefetch thread reads with one preadv at most.
+constexpr size_t kMaxRunBlocks = 16;
 
 struct Counters {
   uint64_t reads = 0, hits = 0, misses = 0, excluded = 0, passthrough = 0;
@@ -390,20 +393,43 @@ void prefetchLoop() {
                   G.cache->claim(key, f.generation) != BlockCache::Claim::Claimed)
                 goto nextFile;
             }
+            // The blocks right after it that this access needs too, claimed
+            // now and read with the same call (one request per run of
+            // blocks, as ROMIO reads a contiguous piece: a device with a
+            // cost per call pays it once).
+            BlockKey run[kMaxRunBlocks] = {key};
+            size_t runLength = 1;
+            for (size_t pi = size_t(&p - pieces.data()); runLength < kMaxRunBlocks; ++runLength) {
+              const int64_t nb = b + int64_t(runLength);
+              while (pi < pieces.size() && (pieces[pi].offset + pieces[pi].length - 1) / bs < nb)
+                ++pi;
+              const BlockKey k2{f.id, nb};
+              if (pi == pieces.size() || pieces[pi].offset / bs > nb || G.cache->contains(k2) ||
+                  G.cache->claim(k2, f.generation) != BlockCache::Claim::Claimed)
+                break;
+              run[runLength] = k2;
+            }
             std::shared_ptr<FileState> keep = fp;
             const uint64_t gen = f.generation;
-            char *buf = G.cache->buffer(key);
+            struct iovec iov[kMaxRunBlocks];
+            for (size_t i = 0; i < runLength; ++i)
+              iov[i] = {G.cache->buffer(run[i]), size_t(bs)};
             lock.unlock();
-            ssize_t n = ::pread(keep->fd, buf, size_t(bs), off_t(b * bs));
+            ssize_t n = ::preadv(keep->fd, iov, int(runLength), off_t(b * bs));
             lock.lock();
-            if (n < 0) {
-              ++keep->c.prefetchErrors; // never seen by the application
-              G.cache->abandon(key, gen);
-            } else if (G.cache->fill(key, keep->generation, size_t(n))) {
-              // (The file's generation now: a drop while the block loaded
-              // bumped it, and the block, read before the drop, is refused.)
-              keep->c.prefetchedBytes += uint64_t(n);
+            for (size_t i = 0; i < runLength; ++i) {
+              if (n < 0) {
+                G.cache->abandon(run[i], gen);
+                continue;
+              }
+              const int64_t valid = std::clamp(int64_t(n) - int64_t(i) * bs, int64_t(0), bs);
+              if (G.cache->fill(run[i], keep->generation, size_t(valid)))
+                // (The file's generation now: a drop while the block loaded
+                // bumped it, and the block, read before the drop, is refused.)
+                keep->c.prefetchedBytes += uint64_t(valid);
             }
+            if (n < 0)
+              ++keep->c.prefetchErrors; // never seen by the application
             G.loaded.notify_all();
             didWork = true;
             goto restart; // the file table may have changed while unlocked
@@ -914,10 +940,10 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     // logical bytes starts over, at its first view; a second view means
     // positions that cannot be compared across views (PnetCDF sets one per
     // read): learn the file offsets online instead.
-    const bool hadView = f->view != nullptr;
+    const bool same = f->view && v && f->view->sameLayout(*v);
     f->view = v ? std::make_shared<const View>(std::move(*v)) : nullptr;
     if (f->logicalPlan) {
-      if (f->viewsSet++ == 0 || !hadView) {
+      if (f->viewsSet++ == 0 || same) {
         f->predictor = Predictor(f->plan, f->placed);
       } else {
         f->logicalPlan = false;

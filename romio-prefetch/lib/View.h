@@ -15,6 +15,7 @@ namespace sio::prefetch {
 struct Piece {
   int64_t offset = 0; ///< file offset
   int64_t length = 0;
+  friend bool operator==(const Piece &, const Piece &) = default;
 };
 
 struct View {
@@ -24,6 +25,9 @@ struct View {
   int64_t size = 1;            ///< bytes of data per filetype
   std::vector<Piece> segments; ///< in typemap order, relative to the filetype's origin
   std::vector<int64_t> prefix; ///< logical bytes before each segment
+  bool sameLayout(const View &o) const {
+    return disp == o.disp && etypeSize == o.etypeSize && extent == o.extent && segments == o.segments;
+  }
   bool contiguous() const { return segments.size() == 1 && segments[0].offset == 0 && size == extent; }
   /// File pieces of the logical bytes [logical, logical+length).
   std::vector<Piece> map(int64_t logical, int64_t length) const;

@@ -13,6 +13,14 @@
  *                   MPI_File_read_all per step into a subarray of a
  *                   ghost-celled array (the next step follows in the file)
  *   subarray-iread  the same with MPI_File_iread + MPI_Wait
+ *   random-types    generated: per case (--cases N, seed --seed S) a random
+ *                   filetype (hindexed, struct, vector, subarray or resized
+ *                   nests, increasing offsets) and a random memory type of as
+ *                   many ints (blocks at shuffled places, holes), read 12
+ *                   times on through the view with read_all, read, iread_at
+ *                   or read_at_all; each read is compared byte for byte (holes
+ *                   included) and by status with the same read on a second
+ *                   handle opened with sio_prefetch=disable (MPI's own read)
  *
  *   viewreads MODE [--steps N] [--compute-us N] [--cells N]
  *
@@ -29,7 +37,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static int rank, nranks, steps = 24, computeUs = 2000, cells = 64;
+static int rank, nranks, steps = 24, computeUs = 2000, cells = 64, cases = 12;
+static unsigned seed = 1;
 static long reads, wrong;
 static const int kSentinel = -7;
 
@@ -222,6 +231,155 @@ static void subarrayReads(const char *mode) {
   free(mem);
 }
 
+static unsigned next(void) { /* xorshift */
+  seed ^= seed << 13;
+  seed ^= seed >> 17;
+  seed ^= seed << 5;
+  return seed;
+}
+
+/* Block lengths (ints) of a random layout: 1..6 blocks of 1..40 ints. */
+static int blocks(int *len) {
+  const int n = 1 + (int)(next() % 6);
+  for (int i = 0; i < n; ++i)
+    len[i] = 1 + (int)(next() % 40);
+  return n;
+}
+
+/* A filetype of the blocks `len`, at increasing offsets with gaps, wrapped
+ * in one of several constructors; *ints its data ints. */
+static MPI_Datatype randomFiletype(const int *len, int n) {
+  MPI_Aint disp[8];
+  MPI_Aint at = (MPI_Aint)(next() % 3) * 4;
+  for (int i = 0; i < n; ++i) {
+    disp[i] = at;
+    at += (MPI_Aint)(len[i] + (int)(next() % 50)) * 4;
+  }
+  MPI_Datatype inner, t;
+  const unsigned kind = next() % 4;
+  if (kind == 0) {
+    MPI_Type_create_hindexed(n, len, disp, MPI_INT, &t);
+  } else if (kind == 1) { /* struct of contiguous blocks */
+    MPI_Datatype types[8];
+    int ones[8];
+    for (int i = 0; i < n; ++i) {
+      MPI_Type_contiguous(len[i], MPI_INT, &types[i]);
+      ones[i] = 1;
+    }
+    MPI_Type_create_struct(n, ones, disp, types, &t);
+    for (int i = 0; i < n; ++i)
+      MPI_Type_free(&types[i]);
+  } else if (kind == 2) { /* hindexed, resized with a trailing gap */
+    MPI_Type_create_hindexed(n, len, disp, MPI_INT, &inner);
+    MPI_Type_create_resized(inner, 0, at + 64, &t);
+    MPI_Type_free(&inner);
+  } else { /* struct of one hindexed at a displacement, as PnetCDF wraps it */
+    MPI_Type_create_hindexed(n, len, disp, MPI_INT, &inner);
+    int one = 1;
+    MPI_Aint d = 128;
+    MPI_Type_create_struct(1, &one, &d, &inner, &t);
+    MPI_Type_free(&inner);
+  }
+  MPI_Type_commit(&t);
+  return t;
+}
+
+/* A memory type of the same blocks, placed in a shuffled order with holes
+ * (typemap order = the blocks' order; memory places them anywhere). */
+static MPI_Datatype randomMemtype(const int *len, int n, MPI_Aint *span) {
+  int order[8];
+  for (int i = 0; i < n; ++i)
+    order[i] = i;
+  for (int i = n - 1; i > 0; --i) {
+    const int j = (int)(next() % (unsigned)(i + 1)), k = order[i];
+    order[i] = order[j];
+    order[j] = k;
+  }
+  MPI_Aint place[8], at = 8;
+  for (int i = 0; i < n; ++i) { /* the order[i]-th block gets the i-th slot */
+    place[order[i]] = at;
+    at += (MPI_Aint)(len[order[i]] + (int)(next() % 7)) * 4;
+  }
+  *span = at + 8;
+  MPI_Datatype t;
+  if (next() % 2) {
+    MPI_Type_create_hindexed(n, len, place, MPI_INT, &t);
+  } else {
+    MPI_Datatype types[8];
+    for (int i = 0; i < n; ++i)
+      types[i] = MPI_INT;
+    MPI_Type_create_struct(n, len, place, types, &t);
+  }
+  MPI_Type_commit(&t);
+  return t;
+}
+
+static void randomTypes(void) {
+  create((int64_t)1 << 20); /* 4 MiB */
+  MPI_Info off;
+  MPI_Info_create(&off);
+  MPI_Info_set(off, "sio_prefetch", "disable");
+  MPI_File fh, ref;
+  MPI_File_open(MPI_COMM_WORLD, "view.bin", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+  MPI_File_open(MPI_COMM_WORLD, "view.bin", MPI_MODE_RDONLY, off, &ref);
+  MPI_Info_free(&off);
+  for (int c = 0; c < cases; ++c) {
+    int len[8];
+    const int n = blocks(len);
+    MPI_Datatype ft = randomFiletype(len, n);
+    MPI_Aint span = 0;
+    MPI_Datatype mt = randomMemtype(len, n, &span);
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(ft, &lb, &extent);
+    const MPI_Offset disp = (MPI_Offset)rank * extent * 16 + (MPI_Offset)(next() % 4) * 4;
+    MPI_File_set_view(fh, disp, MPI_INT, ft, "native", MPI_INFO_NULL);
+    MPI_File_set_view(ref, disp, MPI_INT, ft, "native", MPI_INFO_NULL);
+    const unsigned how = next() % 4;
+    char *a = malloc((size_t)span), *b = malloc((size_t)span);
+    int tileInts = 0;
+    for (int i = 0; i < n; ++i)
+      tileInts += len[i];
+    for (int k = 0; k < 12; ++k) {
+      memset(a, 0x5a, (size_t)span);
+      memset(b, 0x5a, (size_t)span);
+      MPI_Status sa, sb;
+      const MPI_Offset at = (MPI_Offset)k * tileInts;
+      if (how == 0) {
+        MPI_File_read_all(fh, a, 1, mt, &sa);
+        MPI_File_read_all(ref, b, 1, mt, &sb);
+      } else if (how == 1) {
+        MPI_File_read(fh, a, 1, mt, &sa);
+        MPI_File_read(ref, b, 1, mt, &sb);
+      } else if (how == 2) {
+        MPI_Request r;
+        MPI_File_iread_at(fh, at, a, 1, mt, &r);
+        MPI_Wait(&r, &sa);
+        MPI_File_read_at(ref, at, b, 1, mt, &sb);
+      } else {
+        MPI_File_read_at_all(fh, at, a, 1, mt, &sa);
+        MPI_File_read_at_all(ref, at, b, 1, mt, &sb);
+      }
+      ++reads;
+      int ca = -1, cb = -2;
+      MPI_Get_count(&sa, mt, &ca);
+      MPI_Get_count(&sb, mt, &cb);
+      wrong += ca != cb;
+      for (MPI_Aint i = 0; i < span; ++i)
+        wrong += a[i] != b[i];
+    }
+    MPI_Offset pa, pb;
+    MPI_File_get_position(fh, &pa);
+    MPI_File_get_position(ref, &pb);
+    wrong += pa != pb;
+    free(a);
+    free(b);
+    MPI_Type_free(&ft);
+    MPI_Type_free(&mt);
+  }
+  MPI_File_close(&fh);
+  MPI_File_close(&ref);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -239,11 +397,17 @@ int main(int argc, char **argv) {
       computeUs = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--cells"))
       cells = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--cases"))
+      cases = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--seed"))
+      seed = (unsigned)strtoul(argv[i + 1], NULL, 10) | 1u;
   }
   if (!strncmp(mode, "struct", 6))
     structReads(mode);
   else if (!strncmp(mode, "subarray", 8))
     subarrayReads(mode);
+  else if (!strcmp(mode, "random-types"))
+    randomTypes();
   else
     MPI_Abort(MPI_COMM_WORLD, 2);
   long total[2] = {reads, wrong}, sum[2];
