@@ -84,6 +84,10 @@ struct FileState {
   bool logicalPlan = false;
   bool viewsAbandoned = false; ///< a logical plan given up at a second view
   int viewsSet = 0;            ///< set_view calls while following a logical plan
+  /// The signature's reads went through a non-contiguous view: before the
+  /// first set_view or read, the file's layout of an access is not known
+  /// (the default view would lay it out contiguously), so nothing is loaded.
+  bool awaitView = false;
   std::vector<Piece> shape;    ///< the last read's pieces, from its first byte
   int64_t shapeBytes = 0;
   /// The plan's shift onto this rank from the signature's rank rule, known
@@ -300,6 +304,7 @@ void chooseSignature(FileState &f, const std::string &sigPath) {
   f.plan = std::move(plan);
   f.placed = placed;
   f.logicalPlan = phases.front()->signature.logicalOffsets;
+  f.awaitView = !f.logicalPlan && phases.front()->signature.throughView;
   f.predictor = Predictor(f.plan, f.placed);
 }
 
@@ -372,7 +377,7 @@ void prefetchLoop() {
     bool didWork = false;
     for (auto &[fh, fp] : G.files) {
       FileState &f = *fp;
-      if (!f.enabled || f.atomic || (f.logicalPlan && !f.view))
+      if (!f.enabled || f.atomic || (f.logicalPlan && !f.view) || f.awaitView)
         continue;
       const auto next = f.predictor.upcoming(f.distance);
       const int64_t bs = int64_t(G.cache->blockSize());
@@ -602,6 +607,7 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
     }
   }
   if (f.enabled) {
+    f.awaitView = false;
     f.predictor.observe(where, *bytes);
     if (!f.logicalPlan) {
       f.shape.assign(pieces.begin(), pieces.end());
@@ -941,6 +947,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     // positions that cannot be compared across views (PnetCDF sets one per
     // read): learn the file offsets online instead.
     const bool same = f->view && v && f->view->sameLayout(*v);
+    f->awaitView = false;
     f->view = v ? std::make_shared<const View>(std::move(*v)) : nullptr;
     if (f->logicalPlan) {
       if (f->viewsSet++ == 0 || same) {

@@ -711,8 +711,10 @@ private:
   }
 
   void emit(const HandleState &hs, Run r, bool logical) {
-    if (logical && toFileOffsets(hs.view, r))
+    if (logical && toFileOffsets(hs.view, r)) {
       logical = false;
+      throughView_[hs.key()] = true;
+    }
     // Positions beyond 64 bits (a hostile or corrupt trace) are unknowable.
     int64_t span = 0, last = 0, growth = 0, lastSize = 0, bytes = 0, total = r.count;
     bool overflow = __builtin_mul_overflow(r.stride, r.count - 1, &span) ||
@@ -800,6 +802,7 @@ private:
           }
         s.unknownPositions = unknown_.count(file) ? unknown_.at(file) : 0;
         s.logicalOffsets = logical_.count(file) > 0;
+        s.throughView = throughView_.count(file) > 0;
         s.truncated = truncated_ || truncatedFiles_.count(file) > 0;
         if (!s.runs.empty() || s.unknownPositions) {
           // One slope per file: every position of the stream moves alike,
@@ -843,6 +846,7 @@ private:
   std::map<FileKey, uint64_t> unknown_;
   std::map<FileKey, uint64_t> accessCount_;
   std::map<FileKey, bool> logical_;
+  std::map<FileKey, bool> throughView_; ///< accesses mapped through a non-contiguous view
   std::map<FileKey, bool> truncatedFiles_;
   std::map<int64_t, std::map<std::string, int64_t>> instances_; ///< per file id: concrete name -> instance
   const Node *top_ = nullptr;

@@ -24,6 +24,8 @@
  *
  *   viewreads MODE [--steps N] [--compute-us N] [--cells N]
  *
+ * VIEWREADS_SETTLE_US=N: subarray modes sleep N µs between the open and the
+ * set_view.
  * Rank 0 writes view.bin (POSIX, before a barrier): int32 element i holds
  * value(i). Every element read is compared with value(its file index); ghost
  * cells must keep their sentinel; status counts are checked. Prints
@@ -186,6 +188,8 @@ static void subarrayReads(const char *mode) {
   int *mem = malloc(sizeof(int) * (size_t)(gz * gy * gx));
   MPI_File fh;
   MPI_File_open(MPI_COMM_WORLD, "view.bin", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+  if (getenv("VIEWREADS_SETTLE_US")) /* time for a prefetcher between open and set_view */
+    usleep((useconds_t)atoi(getenv("VIEWREADS_SETTLE_US")));
   MPI_File_set_view(fh, 0, MPI_INT, file, "native", MPI_INFO_NULL);
   for (int t = 0; t < steps; ++t) {
     for (int i = 0; i < gz * gy * gx; ++i)
