@@ -88,7 +88,7 @@ struct FileState {
   /// first set_view or read, the file's layout of an access is not known
   /// (the default view would lay it out contiguously), so nothing is loaded.
   bool awaitView = false;
-  std::vector<Piece> shape;    ///< the last read's pieces, from its first byte
+  std::vector<Piece> shape; ///< the last read's pieces, from its first byte
   int64_t shapeBytes = 0;
   /// The plan's shift onto this rank from the signature's rank rule, known
   /// before the first read; nullopt: the first read places it.

@@ -617,8 +617,7 @@ private:
       v.dispSlope = disp ? disp->second : 0;
       if (auto et = evalParam(ev, "etype", indices))
         v.etypeSize = trace::datatypeSize(t_, *et, rank_).value_or(1);
-      if (auto ft = evalParam(ev, "filetype", indices))
-      {
+      if (auto ft = evalParam(ev, "filetype", indices)) {
         v.contiguous = contiguousType(t_, *ft, rank_);
         v.filetype = v.contiguous ? -1 : *ft;
       }
