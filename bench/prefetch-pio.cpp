@@ -144,6 +144,43 @@ int main(int argc, char **argv) {
       ++reads;
       compute();
     }
+  } else if (pattern == "btio-mem") {
+    // BTIO as its solver holds the data (issue 31): the same subarray view
+    // and 40*scale steps, each read with MPI_File_read_all into the interior
+    // of a ghost-celled {18, 18, 514} array (a subarray memory type), every
+    // byte compared with the file's (exit 3 on a wrong one).
+    const int sizes[3] = {16, 16 * nranks, 512}, subs[3] = {16, 16, 512}, starts[3] = {0, 16 * rank, 0};
+    const int gsizes[3] = {18, 18, 514}, gstarts[3] = {1, 1, 1};
+    MPI_Datatype ft, mt;
+    MPI_Type_create_subarray(3, sizes, subs, starts, MPI_ORDER_C, MPI_DOUBLE, &ft);
+    MPI_Type_commit(&ft);
+    MPI_Type_create_subarray(3, gsizes, subs, gstarts, MPI_ORDER_C, MPI_DOUBLE, &mt);
+    MPI_Type_commit(&mt);
+    MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL);
+    const int64_t step = int64_t(16) * sizes[1] * 512 * 8;
+    buf.resize(size_t(18 * 18 * 514) * 8);
+    const int steps = 40 * scale;
+    for (int t = 0; t < steps; ++t) {
+      const double t0 = now();
+      MPI_File_read_all(fh, buf.data(), 1, mt, MPI_STATUS_IGNORE);
+      io += now() - t0;
+      ++reads;
+      for (int z = 0; z < 16; ++z)
+        for (int y = 0; y < 16; ++y) {
+          const int64_t off = t * step + (int64_t(z) * sizes[1] + 16 * rank + y) * 512 * 8;
+          const char *row = buf.data() + ((size_t(z + 1) * 18 + size_t(y + 1)) * 514 + 1) * 8;
+          for (int64_t i = 0; i < 512 * 8; ++i) {
+            const int64_t o = off + i;
+            if (row[i] != char(((o >> 20) * 131 + (o & 0xfffff) * 7) & 0xff)) {
+              std::fprintf(stderr, "rank %d: wrong byte at file offset %lld\n", rank, (long long)o);
+              MPI_Abort(MPI_COMM_WORLD, 3);
+            }
+          }
+        }
+      compute();
+    }
+    MPI_Type_free(&ft);
+    MPI_Type_free(&mt);
   } else if (pattern == "btio" || pattern == "btio16") {
     // A 3-d array of doubles {16, 16P, 512} per time step; rank r owns
     // {16, 16, 512} at {0, 16r, 0}: 16 runs of 64 KiB, P*64 KiB apart. One

@@ -2,7 +2,10 @@
 """Prefetch benchmark (docs/prefetch.md, "Measurements").
 
 PIO-Bench-style simple and nested strided reads, a BTIO-style read phase and
-random reads (Byna et al. SC08 §VI), 4 ranks, computation between reads sized
+random reads (Byna et al. SC08 §VI), and the codes of issue 31: btio-mem
+(BTIO's reads through a subarray view into a ghost-celled subarray memory
+type) and pnetcdf (bench/prefetch-pnetcdf.c: PnetCDF's collective and
+nonblocking gets, a new view each read, a derived buffer type), 4 ranks, computation between reads sized
 to the measured read time, the file's pages evicted before every run. For
 each pattern, ROUNDS rounds alternate the modes:
   none       no prefetching
@@ -27,6 +30,7 @@ left out then.
 """
 import argparse
 import os
+import re
 import platform
 import shutil
 import statistics
@@ -56,6 +60,7 @@ def main():
     ap.add_argument("--patterns", default="simple,nested,btio,btio16,random")
     ap.add_argument("--throttle", default=None, metavar="RATE:LATENCY_US",
                     help="make the work directory a device, e.g. 100M:1000 (bytes/s with K/M/G, µs per call)")
+    ap.add_argument("--block", default=None, help="SIO_PREFETCH_BLOCK for the prefetching runs (e.g. 4k)")
     args = ap.parse_args()
 
     build = os.path.abspath(args.build)
@@ -72,6 +77,18 @@ def main():
     exe = os.path.join(work, "prefetch-pio")
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prefetch-pio.cpp")
     run(["mpicxx.mpich", "-O2", src, "-o", exe])
+    # PnetCDF as the build has it (cmake/SioPnetCDF.cmake: built from
+    # Debian's source against MPICH; never Debian's Open MPI PnetCDF).
+    pnc_exe = os.path.join(work, "prefetch-pnetcdf")
+    pnc_data = os.path.join(work, "bench.nc")
+    pnc_dir = os.path.join(build, "pnetcdf")
+    if "pnetcdf" in args.patterns.split(","):
+        if not os.path.exists(os.path.join(pnc_dir, "lib", "libpnetcdf.so")):
+            sys.exit(f"prefetch.py: {pnc_dir}/lib/libpnetcdf.so is missing: configure with PnetCDF")
+        run(["mpicc.mpich", "-O2", "-I" + os.path.join(pnc_dir, "include"),
+             os.path.join(os.path.dirname(os.path.abspath(__file__)), "prefetch-pnetcdf.c"), "-o", pnc_exe,
+             os.path.join(pnc_dir, "lib", "libpnetcdf.so"), "-Wl,-rpath," + os.path.join(pnc_dir, "lib")])
+        run([mpiexec, "-n", str(args.ranks), pnc_exe, "create", pnc_data, str(20 * args.scale)])
     data = os.path.join(work, "bench.dat")
     mib = 40 * args.scale * args.ranks  # btio: 40*scale steps of P MiB; simple: 128*scale reads, P*256 KiB apart
     if not os.path.exists(data) or os.path.getsize(data) != mib << 20:
@@ -95,6 +112,8 @@ def main():
         if mode in ("signature", "online"):
             preload.append(lib)
             env["SIO_PREFETCH_REPORT"] = os.path.join(work, f"report-{pattern}-{mode}.txt")
+            if args.block:
+                env["SIO_PREFETCH_BLOCK"] = args.block
         if "LD_PRELOAD" in env:
             preload.append(env["LD_PRELOAD"])
         if preload:
@@ -102,7 +121,10 @@ def main():
         if mode == "signature":
             env["SIO_PREFETCH_SIGNATURES"] = os.path.join(work, f"{pattern}.sig.json")
         cmd += [f"{k}={v}" for k, v in env.items()]
-        cmd += [exe, "run", data, pattern, "--compute-us", str(compute_us), "--scale", str(args.scale)]
+        if pattern == "pnetcdf":
+            cmd += [pnc_exe, "run", pnc_data, "--compute-us", str(compute_us)]
+        else:
+            cmd += [exe, "run", data, pattern, "--compute-us", str(compute_us), "--scale", str(args.scale)]
         if mode == "fadvise":
             cmd.append("--fadvise")
         total, io, comp, reads = run(cmd).split()
@@ -110,7 +132,7 @@ def main():
 
     print(f"# machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f}, {platform.platform()}")
-    throttled = f" --throttle {args.throttle}" if args.throttle else ""
+    throttled = (f" --throttle {args.throttle}" if args.throttle else "") + (f" --block {args.block}" if args.block else "")
     print(f"# command: python3 bench/prefetch.py --ranks {args.ranks} --rounds {args.rounds} --scale {args.scale}"
           f" --patterns {args.patterns}{throttled}")
     print("| pattern | mode | total s | read s | compute s | T_none/T | fraction of ideal overlap |")
@@ -125,7 +147,8 @@ def main():
         calib = [launch(pattern, "none", 0) for _ in range(3)]
         io = statistics.median(c[1] for c in calib)
         compute_us = max(1, int(io / calib[0][3] * 1e6))
-        modes = [m for m in MODES if not (m == "fadvise" and (pattern == "random" or args.throttle))]
+        modes = [m for m in MODES
+                 if not (m == "fadvise" and (pattern in ("random", "btio-mem", "pnetcdf") or args.throttle))]
         results = {m: [] for m in modes}
         for r in range(args.rounds):
             for m in (modes if r % 2 == 0 else list(reversed(modes))):
@@ -148,8 +171,22 @@ def main():
             path = os.path.join(work, f"report-{pattern}-{m}.txt")
             if m in modes and os.path.exists(path):
                 with open(path) as f:
-                    line = f.readline().strip()
-                print(f"#   last {m} run, rank 0 or first to close: {line.split(': ', 1)[1] if ': ' in line else line}")
+                    lines = [l.strip() for l in f if l.startswith("sio-prefetch: rank")]
+                if not lines:
+                    continue
+                print(f"#   last {m} run, rank 0 or first to close: {lines[0].split(': ', 1)[1]}")
+                # Over all ranks and files of that run.
+                tot = {}
+                for l in lines:
+                    for k, v in re.findall(r"(\w+) (\d+)", l.split(" mode ", 1)[1]):
+                        tot[k] = tot.get(k, 0) + int(v)
+                read = tot.get("hit_bytes", 0) + tot.get("miss_bytes", 0)
+                if tot.get("reads") and read:
+                    print(f"#   all ranks: hits {tot['hits']} of {tot['reads']} reads "
+                          f"({100 * tot['hits'] / tot['reads']:.1f} %), passthrough {tot.get('passthrough', 0)}, "
+                          f"prefetched {tot['prefetched_bytes'] / read:.2f} x the bytes read, "
+                          f"wasted {100 * tot['wasted_bytes'] / read:.2f} % of the bytes read, "
+                          f"modes {sorted(set(l.split(' mode ')[1].split()[0] for l in lines))}")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@
 #include <string>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/uio.h>
 #include <thread>
 #include <unistd.h>
 #include <unordered_map>
@@ -51,6 +52,8 @@ constexpr uint64_t kMissWindow = 64;
 /// stable after about 20 reads.
 constexpr uint64_t kLearnWindow = 32;
 constexpr double kDefaultMissLimit = 0.9;
+/// Blocks the prefetch thread reads with one preadv at most.
+constexpr size_t kMaxRunBlocks = 16;
 
 struct Counters {
   uint64_t reads = 0, hits = 0, misses = 0, excluded = 0, passthrough = 0;
@@ -71,7 +74,22 @@ struct FileState {
   std::string mode = "online";
   std::shared_ptr<const View> view; ///< null: a view the prefetcher does not serve
   Predictor predictor;
-  std::vector<Access> plan; ///< the signature's accesses, in the view's logical bytes
+  std::vector<Access> plan; ///< the signature's accesses
+  /// The predictor follows the view's logical bytes (a signature that says
+  /// `logical_offsets`, from a trace of an older sio-signature), mapped
+  /// through the view; otherwise it follows physical file offsets: each read
+  /// is the file offset of its first byte and its size, so that a pattern
+  /// is the same whatever views it is read through (PnetCDF sets one per
+  /// read), and a predicted access is laid out like the last read (`shape`).
+  bool logicalPlan = false;
+  bool viewsAbandoned = false; ///< a logical plan given up at a second view
+  int viewsSet = 0;            ///< set_view calls while following a logical plan
+  /// The signature's reads went through a non-contiguous view: before the
+  /// first set_view or read, the file's layout of an access is not known
+  /// (the default view would lay it out contiguously), so nothing is loaded.
+  bool awaitView = false;
+  std::vector<Piece> shape; ///< the last read's pieces, from its first byte
+  int64_t shapeBytes = 0;
   /// The plan's shift onto this rank from the signature's rank rule, known
   /// before the first read; nullopt: the first read places it.
   std::optional<int64_t> placed;
@@ -285,11 +303,36 @@ void chooseSignature(FileState &f, const std::string &sigPath) {
     return;
   f.plan = std::move(plan);
   f.placed = placed;
+  f.logicalPlan = phases.front()->signature.logicalOffsets;
+  f.awaitView = !f.logicalPlan && phases.front()->signature.throughView;
   f.predictor = Predictor(f.plan, f.placed);
 }
 
 // --- The prefetch thread
 // ------------------------------------------------------
+
+/// The file pieces of a predicted access. Under G.mu.
+std::vector<Piece> piecesFor(const FileState &f, const Access &a) {
+  if (f.logicalPlan)
+    return f.view ? f.view->map(a.offset, a.size) : std::vector<Piece>{};
+  std::vector<Piece> out;
+  if (f.shapeBytes == a.size && f.shape.size() > 1) {
+    out.reserve(f.shape.size());
+    for (const Piece &p : f.shape)
+      out.push_back({a.offset + p.offset, p.length});
+    return out;
+  }
+  if (f.view && !f.view->contiguous()) {
+    // Before a read of this size: as the current view lays it out.
+    out = f.view->map(0, a.size);
+    const int64_t first = out.empty() ? 0 : out.front().offset;
+    for (Piece &p : out)
+      p.offset += a.offset - first;
+    return out;
+  }
+  out.push_back({a.offset, a.size});
+  return out;
+}
 
 /// Whether the cache can hold every block of a read at once. A read that
 /// spans more blocks than the cache has is never prefetched nor waited for:
@@ -314,12 +357,12 @@ bool inFrontAccess(const BlockKey &key) {
     const FileState &o = *fp;
     if (o.id != key.file)
       continue;
-    if (!o.enabled || o.atomic || !o.view)
+    if (!o.enabled || o.atomic)
       return false;
     const auto front = o.predictor.upcoming(1);
     if (front.empty())
       return false;
-    for (const Piece &p : o.view->map(front[0].offset, front[0].size))
+    for (const Piece &p : piecesFor(o, front[0]))
       if (key.block >= p.offset / bs && key.block <= (p.offset + p.length - 1) / bs)
         return true;
     return false;
@@ -334,13 +377,13 @@ void prefetchLoop() {
     bool didWork = false;
     for (auto &[fh, fp] : G.files) {
       FileState &f = *fp;
-      if (!f.enabled || f.atomic || !f.view)
+      if (!f.enabled || f.atomic || (f.logicalPlan && !f.view) || f.awaitView)
         continue;
       const auto next = f.predictor.upcoming(f.distance);
       const int64_t bs = int64_t(G.cache->blockSize());
       for (const Access &a : next) {
-        const auto pieces = f.view->map(a.offset, a.size);
-        if (!fitsInCache(pieces))
+        const auto pieces = piecesFor(f, a);
+        if (pieces.empty() || !fitsInCache(pieces))
           continue; // read through MPI (tryServe): never prefetched
         for (const Piece &p : pieces) {
           for (int64_t b = p.offset / bs; b <= (p.offset + p.length - 1) / bs; ++b) {
@@ -355,20 +398,43 @@ void prefetchLoop() {
                   G.cache->claim(key, f.generation) != BlockCache::Claim::Claimed)
                 goto nextFile;
             }
+            // The blocks right after it that this access needs too, claimed
+            // now and read with the same call (one request per run of
+            // blocks, as ROMIO reads a contiguous piece: a device with a
+            // cost per call pays it once).
+            BlockKey run[kMaxRunBlocks] = {key};
+            size_t runLength = 1;
+            for (size_t pi = size_t(&p - pieces.data()); runLength < kMaxRunBlocks; ++runLength) {
+              const int64_t nb = b + int64_t(runLength);
+              while (pi < pieces.size() && (pieces[pi].offset + pieces[pi].length - 1) / bs < nb)
+                ++pi;
+              const BlockKey k2{f.id, nb};
+              if (pi == pieces.size() || pieces[pi].offset / bs > nb || G.cache->contains(k2) ||
+                  G.cache->claim(k2, f.generation) != BlockCache::Claim::Claimed)
+                break;
+              run[runLength] = k2;
+            }
             std::shared_ptr<FileState> keep = fp;
             const uint64_t gen = f.generation;
-            char *buf = G.cache->buffer(key);
+            struct iovec iov[kMaxRunBlocks];
+            for (size_t i = 0; i < runLength; ++i)
+              iov[i] = {G.cache->buffer(run[i]), size_t(bs)};
             lock.unlock();
-            ssize_t n = ::pread(keep->fd, buf, size_t(bs), off_t(b * bs));
+            ssize_t n = ::preadv(keep->fd, iov, int(runLength), off_t(b * bs));
             lock.lock();
-            if (n < 0) {
-              ++keep->c.prefetchErrors; // never seen by the application
-              G.cache->abandon(key, gen);
-            } else if (G.cache->fill(key, keep->generation, size_t(n))) {
-              // (The file's generation now: a drop while the block loaded
-              // bumped it, and the block, read before the drop, is refused.)
-              keep->c.prefetchedBytes += uint64_t(n);
+            for (size_t i = 0; i < runLength; ++i) {
+              if (n < 0) {
+                G.cache->abandon(run[i], gen);
+                continue;
+              }
+              const int64_t valid = std::clamp(int64_t(n) - int64_t(i) * bs, int64_t(0), bs);
+              if (G.cache->fill(run[i], keep->generation, size_t(valid)))
+                // (The file's generation now: a drop while the block loaded
+                // bumped it, and the block, read before the drop, is refused.)
+                keep->c.prefetchedBytes += uint64_t(valid);
             }
+            if (n < 0)
+              ++keep->c.prefetchErrors; // never seen by the application
             G.loaded.notify_all();
             didWork = true;
             goto restart; // the file table may have changed while unlocked
@@ -439,6 +505,14 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
   }
   FileState &f = *fp;
   std::optional<int64_t> bytes = contiguousBytes(type, count);
+  // A derived memory type (a ghost-celled array, PnetCDF's buffer types):
+  // its data bytes are scattered through the type, as MPI_Unpack would.
+  std::optional<MemoryType> memory;
+  if (!bytes) {
+    memory = flattenMemory(type);
+    if (memory)
+      bytes = memory->size * count;
+  }
   MPI_Offset pos = 0;
   if (etypeOffset)
     pos = *etypeOffset;
@@ -451,6 +525,13 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
   }
   const int64_t logical = int64_t(pos) * f.view->etypeSize;
   const auto pieces = f.view->map(logical, *bytes);
+  if (pieces.empty()) {
+    ++f.c.passthrough;
+    return false;
+  }
+  // What the predictor follows: the logical position for a logical plan,
+  // else the file offset of the read's first byte.
+  const int64_t where = f.logicalPlan ? logical : pieces.front().offset;
   ++f.c.reads;
   bool hit = false, late = false;
   std::optional<bool> predicted; // this read is the predictor's next access
@@ -478,7 +559,7 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
           inFlight = inFlight || G.cache->anyLoading(f.id, p.offset, p.length);
         if (!inFlight && G.busy && !predicted) {
           const auto next = f.predictor.upcoming(1);
-          predicted = !next.empty() && next[0] == Access{logical, *bytes};
+          predicted = !next.empty() && next[0] == Access{where, *bytes};
         }
         if (inFlight || (G.busy && predicted.value_or(false)))
           worst = BlockCache::Lookup::Loading;
@@ -494,18 +575,47 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
         continue;
       }
       if (worst == BlockCache::Lookup::Hit) {
-        char *dst = static_cast<char *>(buf);
-        for (const Piece &p : pieces) {
-          G.cache->copy(f.id, p.offset, p.length, dst);
-          dst += p.length;
+        if (!memory) {
+          char *dst = static_cast<char *>(buf);
+          for (const Piece &p : pieces) {
+            G.cache->copy(f.id, p.offset, p.length, dst);
+            dst += p.length;
+          }
+        } else {
+          // The data bytes in order (the file pieces, one after the other)
+          // into the memory type's segments.
+          size_t piece = 0;
+          int64_t into = 0; // bytes of pieces[piece] already copied
+          copyToMemory(*memory, count, static_cast<char *>(buf), *bytes, [&](int64_t, int64_t n, char *dst) {
+            while (n > 0) {
+              const Piece &p = pieces[piece];
+              const int64_t k = std::min(n, p.length - into);
+              G.cache->copy(f.id, p.offset + into, k, dst);
+              dst += k;
+              n -= k;
+              into += k;
+              if (into == p.length) {
+                ++piece;
+                into = 0;
+              }
+            }
+          });
         }
         hit = true;
       }
       break;
     }
   }
-  if (f.enabled)
-    f.predictor.observe(logical, *bytes);
+  if (f.enabled) {
+    f.awaitView = false;
+    f.predictor.observe(where, *bytes);
+    if (!f.logicalPlan) {
+      f.shape.assign(pieces.begin(), pieces.end());
+      for (Piece &p : f.shape)
+        p.offset -= where;
+      f.shapeBytes = *bytes;
+    }
+  }
   if (hit) {
     ++f.c.hits;
     f.c.hitBytes += uint64_t(*bytes);
@@ -531,7 +641,7 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
   }
   // Wake the prefetch thread only when it has something to do: the window of
   // predictions moved or this read released cached blocks.
-  if (f.enabled && !f.atomic && f.view && f.predictor.predicts()) {
+  if (f.enabled && !f.atomic && f.predictor.predicts()) {
     ++f.c.wakeups;
     G.busy = true;
     G.work.notify_one();
@@ -588,7 +698,8 @@ void report(const FileState &f) {
       "miss_bytes %llu prefetched_bytes %llu wasted_bytes %llu late_bytes %llu "
       "excluded %llu "
       "passthrough %llu prefetch_errors %llu wakeups %llu\n",
-      g().rank, f.name.c_str(), f.predictor.abandonedSignature() ? "signature-abandoned" : f.mode.c_str(),
+      g().rank, f.name.c_str(),
+      f.predictor.abandonedSignature() || f.viewsAbandoned ? "signature-abandoned" : f.mode.c_str(),
       stateName(f.predictor.state()), f.enabled ? "" : " disabled: ", f.enabled ? "" : f.disabledBecause.c_str(),
       f.distance, g().cache->blockSize(), g().cache->capacityBlocks() * g().cache->blockSize(),
       (unsigned long long)f.c.reads, (unsigned long long)f.c.hits, (unsigned long long)f.c.misses,
@@ -830,11 +941,24 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     v = flattenView(disp, etype, filetype);
   std::lock_guard lock(g().mu);
   if (auto f = lookupFile(fh)) {
-    dropLocked(*f);
+    // A view changes no byte of the file: the cache (by file offset) and the
+    // predictor (in file offsets) carry over. Only a plan in a view's
+    // logical bytes starts over, at its first view; a second view means
+    // positions that cannot be compared across views (PnetCDF sets one per
+    // read): learn the file offsets online instead.
+    const bool same = f->view && v && f->view->sameLayout(*v);
+    f->awaitView = false;
     f->view = v ? std::make_shared<const View>(std::move(*v)) : nullptr;
-    // Signatures of views are in the view's logical bytes (docs/signatures.md):
-    // start over from the plan, or learn the new view's reads online.
-    f->predictor = f->plan.empty() ? Predictor() : Predictor(f->plan, f->placed);
+    if (f->logicalPlan) {
+      if (f->viewsSet++ == 0 || same) {
+        f->predictor = Predictor(f->plan, f->placed);
+      } else {
+        f->logicalPlan = false;
+        f->viewsAbandoned = true;
+        f->plan.clear();
+        f->predictor = Predictor();
+      }
+    }
     g().busy = true;
     g().work.notify_one();
   }

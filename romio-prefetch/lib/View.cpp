@@ -69,6 +69,31 @@ struct Flattener {
           flatten(old, base + i * stride + j * ext);
       break;
     }
+    case MPI_COMBINER_HINDEXED_BLOCK: {
+      const int count = ints[0], block = ints[1];
+      for (int i = 0; i < count && ok; ++i)
+        for (int j = 0; j < block && ok; ++j)
+          flatten(old, base + int64_t(addrs[i]) + j * ext);
+      break;
+    }
+    case MPI_COMBINER_HINDEXED: {
+      const int count = ints[0];
+      for (int i = 0; i < count && ok; ++i)
+        for (int j = 0; j < ints[1 + i] && ok; ++j)
+          flatten(old, base + int64_t(addrs[i]) + j * ext);
+      break;
+    }
+    case MPI_COMBINER_STRUCT: {
+      // PnetCDF's views and buffer types: one block per type, each at its
+      // byte displacement.
+      const int count = ints[0];
+      for (int i = 0; i < count && ok; ++i) {
+        const int64_t e = extentOf(types[size_t(i)]);
+        for (int j = 0; j < ints[1 + i] && ok; ++j)
+          flatten(types[size_t(i)], base + int64_t(addrs[i]) + j * e);
+      }
+      break;
+    }
     case MPI_COMBINER_INDEXED_BLOCK: {
       const int count = ints[0], block = ints[1];
       for (int i = 0; i < count && ok; ++i)
@@ -184,6 +209,34 @@ std::optional<View> flattenView(MPI_Offset disp, MPI_Datatype etype, MPI_Datatyp
   if (v.size <= 0 || v.extent <= 0)
     return std::nullopt;
   return v;
+}
+
+std::optional<MemoryType> flattenMemory(MPI_Datatype type) {
+  Flattener f;
+  f.flatten(type, 0);
+  if (!f.ok)
+    return std::nullopt;
+  MemoryType m;
+  m.extent = Flattener::extentOf(type);
+  for (const Piece &p : f.out)
+    m.size += p.length;
+  m.segments = std::move(f.out);
+  return m;
+}
+
+void copyToMemory(const MemoryType &m, int64_t count, char *buf, int64_t bytes,
+                  const std::function<void(int64_t, int64_t, char *)> &read) {
+  // Walk the memory type's segments, element by element, taking the next
+  // bytes of the (packed) data each time: MPI's typemap order.
+  int64_t done = 0;
+  for (int64_t e = 0; e < count && done < bytes; ++e)
+    for (const Piece &s : m.segments) {
+      const int64_t n = std::min(s.length, bytes - done);
+      if (n <= 0)
+        return;
+      read(done, n, buf + e * m.extent + s.offset);
+      done += n;
+    }
 }
 
 std::optional<int64_t> contiguousBytes(MPI_Datatype type, int64_t count) {

@@ -241,6 +241,7 @@ std::vector<AccessStream> phasesOf(const AccessStream &stream) {
       p.instance = stream.instance;
       p.op = stream.op;
       p.logicalOffsets = stream.logicalOffsets;
+      p.throughView = stream.throughView;
       p.truncated = stream.truncated;
       out.push_back(std::move(p));
       current = key;

@@ -537,6 +537,7 @@ StreamSignature detect(const AccessStream &stream, const Options &options) {
   sig.bytes = stream.bytes;
   sig.unknownPositions = stream.unknownPositions;
   sig.logicalOffsets = stream.logicalOffsets;
+  sig.throughView = stream.throughView;
   sig.truncated = stream.truncated;
   sig.trace.op = stream.op;
   sig.pattern.op = stream.op;

@@ -16,6 +16,7 @@
 #include "sio/signature/Signature.h"
 
 #include "RankMod.h"
+#include "ViewMap.h"
 
 #include "sio/trace/Summary.h"
 
@@ -107,6 +108,7 @@ struct View {
   int64_t etypeSize = 1;
   bool contiguous = true;
   int64_t dispSlope = 0; ///< symbolic mode: bytes disp grows per rank
+  int64_t filetype = -1; ///< a non-contiguous view's filetype (trace id)
 };
 
 /// A file of the trace's files table and, for an entry whose name is a
@@ -615,8 +617,10 @@ private:
       v.dispSlope = disp ? disp->second : 0;
       if (auto et = evalParam(ev, "etype", indices))
         v.etypeSize = trace::datatypeSize(t_, *et, rank_).value_or(1);
-      if (auto ft = evalParam(ev, "filetype", indices))
+      if (auto ft = evalParam(ev, "filetype", indices)) {
         v.contiguous = contiguousType(t_, *ft, rank_);
+        v.filetype = v.contiguous ? -1 : *ft;
+      }
       hs.view = v;
       hs.pointer = 0;
       hs.pointerSlope = 0;
@@ -677,7 +681,39 @@ private:
     emit(hs, r, mpi && !hs.view.contiguous);
   }
 
+  /// A run through a non-contiguous view in file offsets: each access's
+  /// first byte where the filetype puts it. Possible when every stride (and
+  /// the rank slope) is a whole number of filetype tiles, which then move by
+  /// whole extents; otherwise the run stays in logical bytes.
+  bool toFileOffsets(const View &v, Run &r) const {
+    if (v.filetype < 0)
+      return false;
+    auto l = typeLayout(t_, v.filetype, rank_);
+    if (!l || l->size <= 0 || l->extent <= 0)
+      return false;
+    const int64_t S = l->size, E = l->extent;
+    const int64_t slope = r.rankSlope - v.dispSlope;
+    if ((r.count > 1 && r.stride % S != 0) || slope % S != 0)
+      return false;
+    for (const NestLevel &n : r.nest)
+      if (n.stride % S != 0)
+        return false;
+    auto first = fileOffsetOf(t_, v.filetype, rank_, r.offset - v.disp);
+    if (!first)
+      return false;
+    r.offset = v.disp + *first;
+    r.stride = r.stride / S * E;
+    r.rankSlope = v.dispSlope + slope / S * E;
+    for (NestLevel &n : r.nest)
+      n.stride = n.stride / S * E;
+    return true;
+  }
+
   void emit(const HandleState &hs, Run r, bool logical) {
+    if (logical && toFileOffsets(hs.view, r)) {
+      logical = false;
+      throughView_[hs.key()] = true;
+    }
     // Positions beyond 64 bits (a hostile or corrupt trace) are unknowable.
     int64_t span = 0, last = 0, growth = 0, lastSize = 0, bytes = 0, total = r.count;
     bool overflow = __builtin_mul_overflow(r.stride, r.count - 1, &span) ||
@@ -765,6 +801,7 @@ private:
           }
         s.unknownPositions = unknown_.count(file) ? unknown_.at(file) : 0;
         s.logicalOffsets = logical_.count(file) > 0;
+        s.throughView = throughView_.count(file) > 0;
         s.truncated = truncated_ || truncatedFiles_.count(file) > 0;
         if (!s.runs.empty() || s.unknownPositions) {
           // One slope per file: every position of the stream moves alike,
@@ -808,6 +845,7 @@ private:
   std::map<FileKey, uint64_t> unknown_;
   std::map<FileKey, uint64_t> accessCount_;
   std::map<FileKey, bool> logical_;
+  std::map<FileKey, bool> throughView_; ///< accesses mapped through a non-contiguous view
   std::map<FileKey, bool> truncatedFiles_;
   std::map<int64_t, std::map<std::string, int64_t>> instances_; ///< per file id: concrete name -> instance
   const Node *top_ = nullptr;

@@ -411,6 +411,7 @@ json streamToJson(const StreamSignature &sig) {
       {"bytes", sig.bytes},
       {"unknown_positions", sig.unknownPositions},
       {"logical_offsets", sig.logicalOffsets},
+      {"through_view", sig.throughView},
       {"truncated", sig.truncated},
       {"stable_after", sig.stableAfter ? json(*sig.stableAfter) : json(nullptr)},
       {"trace_signature",
@@ -479,6 +480,7 @@ StreamSignature streamFromJson(const json &j, const std::string &path) {
   s.bytes = fieldAs<int64_t>(j, "bytes", path);
   s.unknownPositions = j.value("unknown_positions", uint64_t(0));
   s.logicalOffsets = j.value("logical_offsets", false);
+  s.throughView = j.value("through_view", false);
   s.truncated = j.value("truncated", false);
   if (j.contains("stable_after") && j["stable_after"].is_number_unsigned())
     s.stableAfter = j["stable_after"].get<uint64_t>();

@@ -172,6 +172,10 @@ struct StreamSignature {
   int64_t bytes = 0;
   uint64_t unknownPositions = 0; ///< accesses left out: position not reconstructible
   bool logicalOffsets = false;   ///< offsets are in a non-contiguous file view's logical bytes
+  /// Accesses read or written through a non-contiguous view, their offsets
+  /// mapped to the file: each access is pieces from its offset, not one
+  /// contiguous range (a prefetcher lays it out after the view or a read).
+  bool throughView = false;
   bool truncated = false;        ///< stream longer than Options::maxAccesses; prefix analysed
   /// Accesses an OnlineDetector (Figure 3) needs on this stream before it is
   /// stable, looking at the first Options::onlineWindow accesses; nullopt if
@@ -273,6 +277,7 @@ struct AccessStream {
   int64_t bytes = 0;
   uint64_t unknownPositions = 0;
   bool logicalOffsets = false;
+  bool throughView = false;
   bool truncated = false;
 };
 

@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Checks sio-prefetch report lines (SIO_PREFETCH_REPORT=path):
+  check_report.py REPORT --ranks N [--file NAME] [--min-hits F] [--max-wasted F]
+Lines of handles opened with sio_prefetch=disable are skipped. Every rank
+must have a line for the file with no passthrough read, hits >= F
+of its reads, and wasted bytes <= F of the bytes it read. Prints one line per
+rank and "ok" or the failures; exits 1 on a failure."""
+import argparse
+import re
+import sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("report")
+ap.add_argument("--ranks", type=int, required=True)
+ap.add_argument("--file", default=None)
+ap.add_argument("--min-hits", type=float, default=0.0)
+ap.add_argument("--max-wasted", type=float, default=1.0)
+a = ap.parse_args()
+
+rows = {}
+for line in open(a.report):
+    m = re.match(r"sio-prefetch: rank (\d+) file (\S+) mode (\S+) (.*)", line)
+    if not m or (a.file and not m.group(2).endswith(a.file)) or "disabled: sio_prefetch=disable" in line:
+        continue  # (a reference handle opened with prefetching off)
+    nums = dict((k, int(v)) for k, v in re.findall(r"(\w+) (\d+)", m.group(4)))
+    rows[int(m.group(1))] = (m.group(3), nums)
+
+bad = []
+for r in range(a.ranks):
+    if r not in rows:
+        bad.append("rank %d: no report line" % r)
+        continue
+    mode, n = rows[r]
+    read = n["hit_bytes"] + n["miss_bytes"]
+    hits = n["hits"] / n["reads"] if n["reads"] else 0.0
+    wasted = n["wasted_bytes"] / read if read else 1.0
+    print("rank %d mode %s reads %d hits %d passthrough %d wasted %.3f of %d bytes read"
+          % (r, mode, n["reads"], n["hits"], n["passthrough"], wasted, read))
+    if n["passthrough"]:
+        bad.append("rank %d: %d reads passed through" % (r, n["passthrough"]))
+    if hits < a.min_hits:
+        bad.append("rank %d: hits %.2f of reads < %.2f" % (r, hits, a.min_hits))
+    if wasted > a.max_wasted:
+        bad.append("rank %d: wasted %.3f of bytes read > %.3f" % (r, wasted, a.max_wasted))
+print("\n".join(bad) if bad else "ok")
+sys.exit(1 if bad else 0)
