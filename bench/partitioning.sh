@@ -46,7 +46,7 @@ run() { # MODE FILE HINTS...
   SIO_PART_REPORT="$work/report.txt" mpiexec.mpich -n "$ranks" "$work/collperf" "$file" "$n" "$@" >"$work/out.txt"
   local probe=0 sel="" parts=""
   if [ -f "$work/report.txt" ]; then
-    probe=$(sed -n 's/.*bytes each, \([0-9.]*\) s; selected \([0-9]*\).*/\1/p' "$work/report.txt")
+    probe=$(sed -n 's/.*bytes each, [0-9]* rounds, \([0-9.]*\) s; selected \([0-9]*\).*/\1/p' "$work/report.txt")
     sel=$(sed -n 's/.*; selected \([0-9]*\).*/\1/p' "$work/report.txt")
     parts=$(sed -n 's/.*: \([0-9]*\) partitions, .*/\1/p' "$work/report.txt")
   fi
