@@ -8,7 +8,8 @@
 #   all       partitioned on all 8 targets (threshold -99 %: nothing excluded;
 #             nc_num_partitions=8)
 #   probed    partitioned on the targets the probe selects (default -15 %),
-#             default partition count: min(targets selected, ranks)
+#             default partition count (choosePartitionCount: on these slow
+#             targets min(targets selected, ranks))
 #   probed-k7 with fewer than 7 ranks only: as probed with nc_num_partitions=7,
 #             one partition per selected target (the default before
 #             min(selected, ranks))
