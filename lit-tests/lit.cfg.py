@@ -106,8 +106,12 @@ if getattr(config, "have_pnetcdf", False) and os.path.exists(config.pnetcdf_libr
     _flash = os.path.join(config.pnetcdf_bin_dir, "flash_benchmark_io")
     config.substitutions.append(("%pnetcdf-fflags", "-I%s" % config.pnetcdf_include_dir))
     config.substitutions.append(("%flash-io", _flash))
-    if _fortran.startswith("yes") and os.path.exists(_flash) and os.path.exists(getattr(config, "mpifort", "")):
+    if _fortran.startswith("yes") and os.path.exists(getattr(config, "mpifort", "")):
         config.available_features.add("pnetcdf-fortran")
+        if os.path.exists(_flash):
+            config.available_features.add("flash-io")
+        else:
+            lit_config.note("PnetCDF's FLASH-IO: %s (tests that REQUIRE flash-io are unsupported)" % _fortran)
     else:
         lit_config.note("PnetCDF's Fortran interface: %s (tests that REQUIRE pnetcdf-fortran are unsupported)" % _fortran)
 
