@@ -97,6 +97,23 @@ if getattr(config, "have_pnetcdf", False) and os.path.exists(config.pnetcdf_libr
     config.substitutions.append(("%sio-part-merge", tool("sio-part-merge")))
     if os.path.exists(lib("libsio-pnetcdf.so")) and os.path.exists(tool("sio-part-merge")):
         config.available_features.add("sio-pnetcdf")
+    # PnetCDF's Fortran interface and its FLASH-IO benchmark, built by
+    # scripts/build-pnetcdf.sh when mpifort.mpich works; its fortran.txt says
+    # "yes: ..." or "no: <why>", the reason shown here when tests that need it
+    # are unsupported.
+    _fortran_txt = os.path.join(os.path.dirname(config.pnetcdf_bin_dir), "fortran.txt")
+    _fortran = open(_fortran_txt).read().strip() if os.path.exists(_fortran_txt) else "no: %s missing (PnetCDF built before its Fortran interface was)" % _fortran_txt
+    _flash = os.path.join(config.pnetcdf_bin_dir, "flash_benchmark_io")
+    config.substitutions.append(("%pnetcdf-fflags", "-I%s" % config.pnetcdf_include_dir))
+    config.substitutions.append(("%flash-io", _flash))
+    if _fortran.startswith("yes") and os.path.exists(getattr(config, "mpifort", "")):
+        config.available_features.add("pnetcdf-fortran")
+        if os.path.exists(_flash):
+            config.available_features.add("flash-io")
+        else:
+            lit_config.note("PnetCDF's FLASH-IO: %s (tests that REQUIRE flash-io are unsupported)" % _fortran)
+    else:
+        lit_config.note("PnetCDF's Fortran interface: %s (tests that REQUIRE pnetcdf-fortran are unsupported)" % _fortran)
 
 # bench/throttle's preload library (slow devices for the partitioning and
 # prefetch tests); it does not need PnetCDF.

@@ -12,6 +12,7 @@ SIO_DEBIAN_PACKAGES=(
   libgtest-dev googletest libbenchmark-dev
   libotf2-trace-dev otf2-tools chromium
   autoconf automake libtool m4 dpkg-dev
+  gfortran
 )
 # PnetCDF is built from Debian's source package against MPICH
 # (scripts/build-pnetcdf.sh, run by CMake): `apt-get source` needs a deb-src

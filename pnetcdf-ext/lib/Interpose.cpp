@@ -21,7 +21,9 @@
 // variables.
 #include "sio/part/BufferType.h"
 #include "sio/part/Layout.h"
+#include "sio/part/PartitionCount.h"
 #include "sio/part/Probe.h"
+#include "sio/part/ProbeRounds.h"
 #include "sio/part/Select.h"
 
 #include <mpi.h>
@@ -152,7 +154,7 @@ constexpr int kTagData = 7301, kTagReply = 7302, kTagProbe = 7303;
 
 struct Hints {
   bool enabled = false;
-  int numPartitions = 0; ///< 0: defaultPartitionCount(targets selected, ranks)
+  int numPartitions = 0; ///< 0: choosePartitionCount (sio/part/PartitionCount.h)
   std::vector<std::string> targets;
   double threshold = sio::part::kDefaultSlopeThreshold;
   /// The application's header layout hints ("key=value;..."), kept in the
@@ -280,11 +282,20 @@ void report(const Master &m, const std::string &line) {
 /// sieving, and could put the old bytes back (pnetcdf/forms.test, K=3:
 /// "get_var_int_all of put_varm_int: 6 wrong", once in a loaded CI run).
 /// Without sieving each rank writes only its own bytes.
+/// And collective buffering always on collective writes: an owner group is
+/// often one rank, for which ROMIO's "automatic" skips two-phase I/O (no
+/// interleaving between processes) and, without sieving, writes each
+/// contiguous piece on its own. The delegates' requests of one partition
+/// together cover it (an S3D-kind block of a 3-D decomposition: rows of 384
+/// bytes), so two-phase I/O writes it in large contiguous pieces: the S3D
+/// benchmark at 8 ranks over 7 throttled targets took 20.9 s without, 3.1 s
+/// with (bench/partitioning.sh, docs/partitioning.md).
 struct PartitionInfo {
   MPI_Info info = MPI_INFO_NULL;
   PartitionInfo() {
     MPI_Info_create(&info);
     MPI_Info_set(info, "romio_ds_write", "disable");
+    MPI_Info_set(info, "romio_cb_write", "enable");
   }
   ~PartitionInfo() { MPI_Info_free(&info); }
   PartitionInfo(const PartitionInfo &) = delete;
@@ -1367,6 +1378,7 @@ int createPartitions(Master &m) {
   if (targets.empty())
     targets.push_back(dirName(m.path));
   std::vector<size_t> chosen(1, 0);
+  std::vector<double> chosenBw; // their bandwidths, in the listed order (empty: one target, not probed)
   if (targets.size() > 1) {
     // Each rank probes the targets t with t % size == rank, all at once (one
     // thread per target, doing POSIX I/O only), so every target is probed
@@ -1376,43 +1388,70 @@ int createPartitions(Master &m) {
     size_t perTarget =
         size_t(std::max<int64_t>(int64_t(sio::part::kProbeBlock), pendingBytes / 100 / int64_t(targets.size())));
     const size_t T = targets.size();
-    std::vector<sio::part::ProbeResult> results(T);
-    MPI_Barrier(m.comm);
-    double t0 = MPI_Wtime();
-    probeRound(m, targets, perTarget, results);
-    // One MAX-reduction: per target its bandwidth, bytes and seconds (from
-    // the rank that probed it), and the longest probe round.
+    // Rounds until the selection is trusted (sio/part/ProbeRounds.h): every
+    // rank gets every round's numbers from the reduction, so all take the
+    // same decision to go on.
+    std::vector<std::vector<double>> rounds;
+    sio::part::RoundsSelection sel;
     std::vector<double> all(3 * T + 1, 0.0);
-    for (size_t t = size_t(m.rank); t < T; t += size_t(m.size)) {
-      if (!results[t].error.empty())
-        std::fprintf(stderr, "sio-pnetcdf: warning: %s (target left out)\n", results[t].error.c_str());
-      all[t] = results[t].bytesPerSecond;
-      all[T + t] = double(results[t].bytes);
-      all[2 * T + t] = results[t].seconds;
-    }
-    all[3 * T] = MPI_Wtime() - t0;
-    MPI_Allreduce(MPI_IN_PLACE, all.data(), int(all.size()), MPI_DOUBLE, MPI_MAX, m.comm);
-    std::vector<double> bw(all.begin(), all.begin() + std::ptrdiff_t(T));
-    const double *written = all.data() + T, *seconds = all.data() + 2 * T, probeTime = all[3 * T];
-    auto sel = sio::part::selectTargets(bw, m.hints.threshold);
-    chosen = sel.selected();
+    double probeTime = 0;
+    MPI_Barrier(m.comm);
+    do {
+      std::vector<sio::part::ProbeResult> results(T);
+      double t0 = MPI_Wtime();
+      probeRound(m, targets, perTarget, results);
+      // One MAX-reduction: per target its bandwidth, bytes and seconds (from
+      // the rank that probed it), and the longest probe round.
+      std::fill(all.begin(), all.end(), 0.0);
+      for (size_t t = size_t(m.rank); t < T; t += size_t(m.size)) {
+        if (!results[t].error.empty() && rounds.empty())
+          std::fprintf(stderr, "sio-pnetcdf: warning: %s (target left out)\n", results[t].error.c_str());
+        all[t] = results[t].bytesPerSecond;
+        all[T + t] = double(results[t].bytes);
+        all[2 * T + t] = results[t].seconds;
+      }
+      all[3 * T] = MPI_Wtime() - t0;
+      MPI_Allreduce(MPI_IN_PLACE, all.data(), int(all.size()), MPI_DOUBLE, MPI_MAX, m.comm);
+      probeTime += all[3 * T];
+      rounds.emplace_back(all.begin(), all.begin() + std::ptrdiff_t(T));
+      sel = sio::part::selectFromRounds(rounds, m.hints.threshold);
+    } while (sio::part::wantAnotherRound(sel));
+    const std::vector<double> &bw = sel.estimate;
+    const double *written = all.data() + T, *seconds = all.data() + 2 * T;
+    chosen = sel.selection.selected();
     std::sort(chosen.begin(), chosen.end()); // partitions go to the selected targets in the listed order
+    for (size_t t : chosen)
+      chosenBw.push_back(bw[t]);
+    char margin[32];
+    std::snprintf(margin, sizeof margin, "%.1f", sel.margin * 100);
     std::string line = "probe " + std::to_string(targets.size()) + " targets, " + std::to_string(perTarget) +
-                       " bytes each, " + std::to_string(probeTime) + " s; selected " + std::to_string(sel.count) +
-                       " (threshold " + std::to_string(m.hints.threshold * 100) + "%):";
-    for (size_t i = 0; i < sel.order.size(); ++i) {
-      size_t t = sel.order[i];
-      line += "\n  " + targets[t] + " " + std::to_string(bw[t] / 1e6) + " MB/s (" + std::to_string(seconds[t]) +
-              " s) slope " + std::to_string(sel.slope[i] * 100) + "%" + (i < sel.count ? " selected" : " left out") +
+                       " bytes each, " + std::to_string(sel.rounds) + " rounds, " + std::to_string(probeTime) +
+                       " s; selected " + std::to_string(sel.selection.count) + " (threshold " +
+                       std::to_string(m.hints.threshold * 100) + "%), " +
+                       (sel.confident ? "confident" : "NOT confident") + ": nearest slope " + margin +
+                       " points from the threshold, " + (sel.stable ? "unchanged" : "changed") + " by the last round:";
+    for (size_t i = 0; i < sel.selection.order.size(); ++i) {
+      size_t t = sel.selection.order[i];
+      const bool in = i < sel.selection.count;
+      line += "\n  " + targets[t] + " " + std::to_string(bw[t] / 1e6) + " MB/s (last round " +
+              std::to_string(rounds.back()[t] / 1e6) + " MB/s, " + std::to_string(seconds[t]) + " s) slope " +
+              std::to_string(sel.selection.slope[i] * 100) + "%" + (in ? " selected" : " left out") + ", " +
+              (in ? "selected" : "left out") + " by " + std::to_string(in ? sel.votes[t] : sel.rounds - sel.votes[t]) +
+              " of " + std::to_string(sel.rounds) + " rounds alone" +
               (written[t] < double(perTarget)
-                   ? " (stopped at the deadline after " + std::to_string(int64_t(written[t])) + " bytes)"
+                   ? " (last round stopped at the deadline after " + std::to_string(int64_t(written[t])) + " bytes)"
                    : "");
     }
     report(m, line);
   }
   // Partition p goes to the (p mod S)-th selected target in the listed order;
-  // by default K = min(S, ranks), the first K selected targets.
-  m.k = m.hints.numPartitions > 0 ? m.hints.numPartitions : sio::part::defaultPartitionCount(chosen.size(), m.size);
+  // by default K by the estimated write time (sio/part/PartitionCount.h):
+  // one per selected target on slow targets, a divisor of the rank count
+  // (no slab straddles partitions) when the exchange would cost more.
+  m.k = m.hints.numPartitions > 0 ? m.hints.numPartitions : sio::part::choosePartitionCount(chosenBw, m.size);
+  if (m.hints.numPartitions <= 0)
+    report(m, "partitions " + std::to_string(m.k) + " over " + std::to_string(m.size) + " ranks (slab share moved " +
+                  std::to_string(sio::part::straddleFraction(m.k, m.size)) + ")");
   std::vector<std::string> paths(m.k);
   for (int p = 0; p < m.k; ++p) {
     const std::string &dir = targets[chosen[size_t(p) % chosen.size()]];

@@ -134,12 +134,4 @@ TEST(SplitTargets, CommaSeparated) {
   EXPECT_EQ(splitTargets("/only"), (std::vector<std::string>{"/only"}));
 }
 
-TEST(DefaultPartitionCount, SelectedTargetsButNoMoreThanRanks) {
-  EXPECT_EQ(defaultPartitionCount(7, 8), 7); // the paper's setting: many ranks, K = targets selected
-  EXPECT_EQ(defaultPartitionCount(7, 2), 2); // fewer ranks: one partition per rank
-  EXPECT_EQ(defaultPartitionCount(3, 3), 3);
-  EXPECT_EQ(defaultPartitionCount(1, 1), 1);
-  EXPECT_EQ(defaultPartitionCount(156, 10000), 156);
-}
-
 } // namespace

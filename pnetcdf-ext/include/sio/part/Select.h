@@ -49,13 +49,7 @@ std::optional<double> parseThreshold(std::string_view text, std::string *error =
 /// and surrounding blanks.
 std::vector<std::string> splitTargets(std::string_view text);
 
-/// The partition count when the hint nc_num_partitions is not given: one
-/// partition per selected target, but no more partitions than ranks. With
-/// fewer ranks than partitions a rank owns several partition files and
-/// writes them one after another (each ncmpi_wait_all blocks), so its
-/// targets are used in turn, not together: more partitions only add files.
-inline int defaultPartitionCount(std::size_t selected, int ranks) {
-  return int(std::min<std::size_t>(std::max<std::size_t>(selected, 1), std::size_t(std::max(ranks, 1))));
-}
+/// The partition count when nc_num_partitions is not given:
+/// choosePartitionCount in sio/part/PartitionCount.h.
 
 } // namespace sio::part
