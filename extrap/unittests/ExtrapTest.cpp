@@ -720,3 +720,50 @@ TEST(ExtrapAmbiguity, PresetDimsCreateEntries) {
 }
 
 } // namespace
+
+namespace {
+
+// A loop of 96/N iterations runs once at N = 96: the runtime records its
+// only iteration's values (offset 64*rank, not 64*rank + 8*i0), and the
+// extrapolated trace writes them the same way (the property test's square
+// grid with 96/N steps at 64 ranks differed from the real trace only so).
+Trace onceTrace(int64_t n) {
+  Trace t;
+  t.header.program = "once";
+  t.header.nranks = n;
+  t.files.push_back({0, {FileNamePart{"once.dat", std::nullopt, 0}}});
+  t.sites.push_back({0x11, "once.c", 20, 5, "main", "MPI_File_write_at", 0x21});
+  t.loops.push_back({0x21, "once.c", 19, 3, "main", 0});
+  t.loops.push_back({0x22, "once.c", 21, 3, "main", 0x21});
+  RankList all = RankList::all(n);
+  Expr rank = Expr::rank(), i0 = Expr::loopIndex(0), i1 = Expr::loopIndex(1);
+  // An inner loop of 2 iterations whose offsets use both indices.
+  t.body.push_back(loopNode(
+      0x21, 96 / n,
+      {eventNode(event("MPI_File_write_at", 0x11, {param("fh", 0, n), param("offset", Expr(64) * rank + Expr(8) * i0, n)}),
+                 all),
+       loopNode(0x22, 2,
+                {eventNode(event("MPI_File_write_at", 0x12,
+                                 {param("fh", 0, n), param("offset", Expr(16) * i0 + Expr(4) * i1 + Expr(3), n)}),
+                           all)},
+                all)},
+      all));
+  return t;
+}
+
+TEST(Extrap, ALoopThatRunsOnceAtTheTargetHasNoIndex) {
+  auto offsets = [](const Trace &t) {
+    const Loop &loop = t.body.at(0).loop();
+    auto of = [](const Node &n) { return std::get<Expr>(n.event().param("offset")->value.entries().at(0).value); };
+    return std::pair{of(loop.body.at(0)), of(loop.body.at(1).loop().body.at(0))};
+  };
+  std::vector<Trace> inputs{onceTrace(4), onceTrace(8), onceTrace(12), onceTrace(16)};
+  auto [once, onceInner] = offsets(run(inputs, 96));
+  EXPECT_EQ(once, Expr(64) * Expr::rank());
+  EXPECT_EQ(onceInner, Expr(4) * Expr::loopIndex(1) + Expr(3)); // the inner loop runs twice: i1 stays
+  auto [twice, twiceInner] = offsets(run(inputs, 48));
+  EXPECT_EQ(twice, Expr(64) * Expr::rank() + Expr(8) * Expr::loopIndex(0));
+  EXPECT_EQ(twiceInner, Expr(16) * Expr::loopIndex(0) + Expr(4) * Expr::loopIndex(1) + Expr(3));
+}
+
+} // namespace
