@@ -766,4 +766,38 @@ TEST(Extrap, ALoopThatRunsOnceAtTheTargetHasNoIndex) {
   EXPECT_EQ(twiceInner, Expr(16) * Expr::loopIndex(0) + Expr(4) * Expr::loopIndex(1) + Expr(3));
 }
 
+// n/N + (rank < n % N) doubles a rank with n = 505 as the merge writes it:
+// two groups, the first the n % N ranks with one more. Where n % N = 1 (N =
+// 4, 8, 12) the first group is rank 0 alone, its offset 0: no slope. A fit
+// over every input took the slopes 0, 0, 0, 256 for a block model and gave
+// 768*rank at 32 (the real 128*rank); it is refused, naming the inputs.
+Trace remainderTrace(int64_t n, int64_t len) {
+  Trace t;
+  t.header.program = "remainder";
+  t.header.nranks = n;
+  t.files.push_back({0, {FileNamePart{"block.dat", std::nullopt, 0}}});
+  const int64_t q = len / n, r = len % n;
+  const RankList first = RankList::range(0, r), rest = RankList::range(r, n - r);
+  ElasticValue offset(Value(r == 1 ? Expr(0) : Expr(8 * (q + 1)) * Expr::rank()), first);
+  offset.entries().push_back({rest, Value(Expr(8 * q) * Expr::rank() + Expr(8 * r))});
+  ElasticValue count(Value(Expr(q + 1)), first);
+  count.entries().push_back({rest, Value(Expr(q))});
+  t.body.push_back(eventNode(event("MPI_File_write_at", 0x70, {param("fh", 0, n)}), RankList::all(n)));
+  t.body.back().event().params.push_back({"offset", offset});
+  t.body.back().event().params.push_back({"count", count});
+  return t;
+}
+
+TEST(Extrap, AGroupOfOneRankAtSomeInputsHasNoSlopeThere) {
+  const std::string e505 =
+      errorOf({remainderTrace(4, 505), remainderTrace(8, 505), remainderTrace(12, 505), remainderTrace(16, 505)}, 32);
+  EXPECT_NE(e505.find("a group of ranks has one rank at N=4, 8, 12, whose slope in rank no such input shows"),
+            std::string::npos)
+      << e505;
+  // With 506 the groups have two ranks or more at every input: exact.
+  Trace x = run({remainderTrace(4, 506), remainderTrace(8, 506), remainderTrace(12, 506), remainderTrace(16, 506)}, 32);
+  auto diffs = diffTraces(x, remainderTrace(32, 506));
+  EXPECT_TRUE(diffs.empty()) << (diffs.empty() ? "" : diffs[0].where + ": " + diffs[0].what);
+}
+
 } // namespace
