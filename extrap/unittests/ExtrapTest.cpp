@@ -740,8 +740,9 @@ Trace onceTrace(int64_t n) {
   // An inner loop of 2 iterations whose offsets use both indices.
   t.body.push_back(loopNode(
       0x21, 96 / n,
-      {eventNode(event("MPI_File_write_at", 0x11, {param("fh", 0, n), param("offset", Expr(64) * rank + Expr(8) * i0, n)}),
-                 all),
+      {eventNode(
+           event("MPI_File_write_at", 0x11, {param("fh", 0, n), param("offset", Expr(64) * rank + Expr(8) * i0, n)}),
+           all),
        loopNode(0x22, 2,
                 {eventNode(event("MPI_File_write_at", 0x12,
                                  {param("fh", 0, n), param("offset", Expr(16) * i0 + Expr(4) * i1 + Expr(3), n)}),

@@ -455,7 +455,7 @@ std::vector<int64_t> runSplitCandidates(const std::vector<std::pair<int64_t, Exp
   while (lastChange > 0 && step[lastChange] == step.back())
     --lastChange;
   if (firstChange == step.size())
-    return {}; // one line: no split
+    return {};         // one line: no split
   std::set<size_t> at; // index in perRank of the second run's first rank
   for (size_t i : {lastChange, lastChange + 1, firstChange, firstChange + 1})
     if (i >= kMinRun && i + kMinRun <= n)

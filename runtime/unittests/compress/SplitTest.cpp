@@ -282,8 +282,7 @@ TEST(Split, BlockRemainderOffsetsAreTwoRunsOfRanks) {
         ASSERT_EQ(offset->value.entries().size(), 2u) << what;
         EXPECT_EQ(offset->value.entries()[0].ranks, RankList::range(0, rem)) << what;
         EXPECT_EQ(std::get<Expr>(offset->value.entries()[0].value), Expr(8 * (q + 1)) * Expr::rank()) << what;
-        EXPECT_EQ(std::get<Expr>(offset->value.entries()[1].value), Expr(8 * q) * Expr::rank() + Expr(8 * rem))
-            << what;
+        EXPECT_EQ(std::get<Expr>(offset->value.entries()[1].value), Expr(8 * q) * Expr::rank() + Expr(8 * rem)) << what;
       } else {
         EXPECT_LE(offset->value.entries().size(), size_t(n)) << what;
       }
