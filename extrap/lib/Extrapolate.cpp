@@ -273,6 +273,45 @@ private:
                        {},
                        ""});
       }
+    // A block of an array over that dimension: c/dims(N,d)[k] cells (128
+    // rows over 2, 4, 4, 8 grid rows: 64, 32, 32, 16), defined where the
+    // dimension divides c (a remainder makes the value per-coordinate, not
+    // this model). Only for values that change between inputs: a constant
+    // at every input has its own model, and c/dims of a dimension that is
+    // the same at every input would only add a rival nobody needs.
+    const bool varies = std::any_of(values.begin(), values.end(), [&](const Rational &v) { return v != values[0]; });
+    for (int64_t d : varies ? dimsGrids_ : decltype(dimsGrids_){})
+      for (int64_t k = 0; k < d; ++k) {
+        if (tried)
+          tried->push_back("c/dims(N," + std::to_string(d) + ")[" + std::to_string(k) + "] (MPI_Dims_create)");
+        auto dim = [d, k](int64_t n) -> std::optional<Rational> {
+          auto g = dimsCreate(n, d);
+          if (g.size() <= size_t(k) || g[size_t(k)] < 1)
+            return std::nullopt;
+          return Rational(g[size_t(k)]);
+        };
+        auto first = dim(ns[0]);
+        if (!first || ns.size() < 3 || values[0].isZero())
+          continue;
+        Rational c = values[0] * *first;
+        bool fits = c.isInteger();
+        for (size_t j = 0; j < ns.size() && fits; ++j)
+          fits = dim(ns[j]) && c / *dim(ns[j]) == values[j];
+        if (!fits)
+          continue;
+        auto at = [c, dim](int64_t n) -> std::optional<Rational> {
+          auto v = dim(n);
+          return v ? std::optional<Rational>(c / *v) : std::nullopt;
+        };
+        auto divides = [at](int64_t n) {
+          auto v = at(n);
+          return v && v->isInteger();
+        };
+        auto target = at(targetN());
+        out.push_back({"grid", c.str() + "/dims(N," + std::to_string(d) + ")[" + std::to_string(k) + "]", at,
+                       target && target->isInteger() ? Expr(*target) : Expr(), divides,
+                       "a grid whose dimension " + std::to_string(k) + " divides " + c.str()});
+      }
   }
 
   std::vector<Candidate> candidates(const std::vector<int64_t> &ns, const std::vector<Rational> &values,
@@ -920,6 +959,43 @@ private:
     return hint + ")";
   }
 
+  // A group of one rank holds its value at that rank only (0, not
+  // 256*rank): how it varies with the rank no such input shows. Where the
+  // group has one rank at some inputs and more at others (rank 0 alone at
+  // N=4, 8, 12, ranks 0-8 at 16: n/N + (rank < n % N) elements with
+  // n % N = 1, then 9) and varies with the rank where it has more, a fit
+  // over every input would take the lone ranks' values for the slope (0, 0,
+  // 0, 256 fits a block model, wrong at the target). Such a value is fitted
+  // on the inputs where the group has more ranks (three at least) and
+  // checked at the others rank by rank (fitOnLargerInputs), else refused.
+  // nullopt: not such a group (or the lone rank's value is still a formula
+  // of rank, which states the slope), fit as usual.
+  std::optional<Expr> fitLoneRankGroup(const std::string &where, const std::string &what,
+                                       const std::vector<const RankList *> &ranks,
+                                       const std::vector<const Value *> &vals) const {
+    std::string alone;
+    bool slope = false;
+    std::vector<const Expr *> exprs;
+    for (size_t k = 0; k < ranks.size(); ++k) {
+      const Expr *e = std::get_if<Expr>(vals[k]);
+      if (!e)
+        return std::nullopt;
+      exprs.push_back(e);
+      if (ranks[k]->size() == 1 && e->dependsOnRank())
+        return std::nullopt; // the lone rank's formula states its slope
+      if (ranks[k]->size() == 1)
+        alone += (alone.empty() ? "" : ", ") + std::to_string(ns_[k]);
+      else
+        slope = slope || e->dependsOnRank();
+    }
+    if (alone.empty() || !slope)
+      return std::nullopt;
+    if (auto e = fitOnLargerInputs(exprs, &ranks))
+      return e;
+    throw ExtrapError("cannot extrapolate " + what + " of " + where + ": a group of ranks has one rank at N=" + alone +
+                      ", whose slope in rank no such input shows, and more ranks at the others");
+  }
+
   ElasticValue fitElastic(const std::string &where, const std::string &what, const std::vector<const ElasticValue *> &values) const {
     const size_t entries = values.front()->entries().size();
     for (const ElasticValue *v : values)
@@ -933,21 +1009,59 @@ private:
         }
         if (auto runs = fitRankRuns(where, what, values))
           return *runs;
-        refuse(where, what, shown,
-               {"same rank groups at every rank count (no model of rank fitted the values)",
-                "runs of ranks affine in rank whose bounds follow a model (a block distribution's n % N)" +
-                    runsHint(values)});
+        // One group at some inputs, several at others: a grid or block that
+        // divides the array at the former but not the latter (128 cells over
+        // the 4 x 3 grid of N = 12). Inputs like the former may extrapolate.
+        std::string one, several;
+        for (size_t k = 0; k < values.size(); ++k)
+          (values[k]->entries().size() == 1 ? one : several) +=
+              ((values[k]->entries().size() == 1 ? one : several).empty() ? "" : ", ") + std::to_string(ns_[k]);
+        std::vector<std::string> tried{
+            "same rank groups at every rank count (no model of rank fitted the values)",
+            "runs of ranks affine in rank whose bounds follow a model (a block distribution's n % N)" +
+                runsHint(values)};
+        if (!one.empty() && !several.empty())
+          tried.push_back("(one group for every rank at N=" + one + ", several at N=" + several +
+                          ": a grid or block that does not divide the array there; traces at rank counts where "
+                          "it is one group, as N=" +
+                          one + " and others like them, may extrapolate)");
+        refuse(where, what, shown, tried);
       }
     ElasticValue out;
-    for (size_t i = 0; i < entries; ++i) {
-      std::vector<const RankList *> ranks;
-      std::vector<const Value *> vals;
-      for (const ElasticValue *v : values) {
-        ranks.push_back(&v->entries()[i].ranks);
-        vals.push_back(&v->entries()[i].value);
+    try {
+      for (size_t i = 0; i < entries; ++i) {
+        std::vector<const RankList *> ranks;
+        std::vector<const Value *> vals;
+        for (const ElasticValue *v : values) {
+          ranks.push_back(&v->entries()[i].ranks);
+          vals.push_back(&v->entries()[i].value);
+        }
+        if (auto lone = fitLoneRankGroup(where, what, ranks, vals))
+          out.entries().push_back({fitRanks(where, what, ranks), Value(*lone)});
+        else
+          out.entries().push_back({fitRanks(where, what, ranks), fitValue(where, what, vals, &ranks)});
+        checkAtTarget(where, what, out.entries().back());
       }
-      out.entries().push_back({fitRanks(where, what, ranks), fitValue(where, what, vals, &ranks)});
-      checkAtTarget(where, what, out.entries().back());
+    } catch (const AmbiguityError &) {
+      throw;
+    } catch (const ExtrapError &e) {
+      // The merge keeps a block distribution with a remainder as two runs
+      // of ranks where each has 3 ranks or more, and splits off the first
+      // or last rank where it cannot: the inputs then have as many groups,
+      // whose rank lists follow no model (ranks 0-2 at N=4 and 8, 0-9 at
+      // 16). The runs of every rank's value decide, as when the groups
+      // differ in number; else the refusal of the groups stands.
+      if (entries < 2)
+        throw;
+      if (auto runs = fitRankRuns(where, what, values))
+        return *runs;
+      const std::string hint = runsHint(values);
+      if (hint.empty())
+        throw;
+      throw ExtrapError(std::string(e.what()) +
+                        "\n  also tried: runs of ranks affine in rank whose bounds follow a model (a block"
+                        " distribution's n % N)" +
+                        hint);
     }
     return out;
   }
@@ -1883,6 +1997,77 @@ void mapPaths(Trace &t, const std::vector<std::pair<std::string, std::string>> &
   }
 }
 
+// ------------------------------------------------------- one-iteration loops
+// A loop that runs once at the target (96/N steps at N = 64: 1) has index 0
+// in its only iteration. The runtime records that iteration's values as they
+// are (offset 0, not 64*i0), so the extrapolated trace writes them the same
+// way: the same values, and the form `sio-trace diff` compares.
+
+namespace {
+
+using namespace sio::trace;
+
+Expr zeroLoopIndex(const Expr &e, uint32_t depth) {
+  if (e.loopDepthUsed() <= depth)
+    return e;
+  Expr out;
+  for (const auto &[monomial, coefficient] : e.terms()) {
+    Monomial kept;
+    Expr factor(coefficient);
+    for (const auto &[atom, exponent] : monomial) {
+      Expr a;
+      if (atom.kind == Atom::Kind::Loop && atom.loopDepth == depth)
+        a = Expr(0);
+      else if (atom.kind == Atom::Kind::Mod && atom.lhs && atom.rhs)
+        a = Expr::mod(zeroLoopIndex(*atom.lhs, depth), zeroLoopIndex(*atom.rhs, depth));
+      else if (atom.kind == Atom::Kind::Table && atom.table && atom.rhs)
+        a = Expr::table(*atom.table, zeroLoopIndex(*atom.rhs, depth));
+      else {
+        kept.emplace_back(atom, exponent);
+        continue;
+      }
+      for (int32_t k = 0; k < exponent; ++k) // loop, mod and table atoms have positive exponents
+        factor = factor * a;
+    }
+    out = out + Expr::ofMonomial(kept) * factor;
+  }
+  return out;
+}
+
+void zeroLoopIndex(ElasticValue &v, uint32_t depth) {
+  for (ElasticEntry &e : v.entries())
+    if (Expr *x = std::get_if<Expr>(&e.value))
+      *x = zeroLoopIndex(*x, depth);
+}
+
+bool runsOnce(const ElasticValue &iterations, int64_t nranks) {
+  return std::all_of(iterations.entries().begin(), iterations.entries().end(), [&](const ElasticEntry &e) {
+    const Expr *x = std::get_if<Expr>(&e.value);
+    return x && x->bindNRanks(nranks).constantValue() == 1;
+  });
+}
+
+void zeroOneIterationIndices(std::vector<Node> &nodes, uint32_t depth, int64_t nranks,
+                             const std::vector<uint32_t> &once) {
+  for (Node &node : nodes) {
+    if (node.isEvent()) {
+      for (Param &p : node.event().params)
+        for (uint32_t d : once)
+          zeroLoopIndex(p.value, d);
+      continue;
+    }
+    Loop &loop = node.loop();
+    for (uint32_t d : once)
+      zeroLoopIndex(loop.iterations, d);
+    std::vector<uint32_t> inner = once;
+    if (runsOnce(loop.iterations, nranks))
+      inner.push_back(depth);
+    zeroOneIterationIndices(loop.body, depth + 1, nranks, inner);
+  }
+}
+
+} // namespace
+
 Trace extrapolate(std::vector<Trace> inputs, const ExtrapOptions &options) {
   if (options.targetRanks <= 0)
     throw ExtrapError("the target rank count must be positive");
@@ -1916,7 +2101,9 @@ Trace extrapolate(std::vector<Trace> inputs, const ExtrapOptions &options) {
   std::vector<const Trace *> ptrs;
   for (const Trace &t : inputs)
     ptrs.push_back(&t);
-  return Extrapolator(std::move(ptrs), options).run();
+  Trace out = Extrapolator(std::move(ptrs), options).run();
+  zeroOneIterationIndices(out.body, 0, options.targetRanks, {});
+  return out;
 }
 
 } // namespace sio::extrap

@@ -720,3 +720,85 @@ TEST(ExtrapAmbiguity, PresetDimsCreateEntries) {
 }
 
 } // namespace
+
+namespace {
+
+// A loop of 96/N iterations runs once at N = 96: the runtime records its
+// only iteration's values (offset 64*rank, not 64*rank + 8*i0), and the
+// extrapolated trace writes them the same way (the property test's square
+// grid with 96/N steps at 64 ranks differed from the real trace only so).
+Trace onceTrace(int64_t n) {
+  Trace t;
+  t.header.program = "once";
+  t.header.nranks = n;
+  t.files.push_back({0, {FileNamePart{"once.dat", std::nullopt, 0}}});
+  t.sites.push_back({0x11, "once.c", 20, 5, "main", "MPI_File_write_at", 0x21});
+  t.loops.push_back({0x21, "once.c", 19, 3, "main", 0});
+  t.loops.push_back({0x22, "once.c", 21, 3, "main", 0x21});
+  RankList all = RankList::all(n);
+  Expr rank = Expr::rank(), i0 = Expr::loopIndex(0), i1 = Expr::loopIndex(1);
+  // An inner loop of 2 iterations whose offsets use both indices.
+  t.body.push_back(loopNode(
+      0x21, 96 / n,
+      {eventNode(
+           event("MPI_File_write_at", 0x11, {param("fh", 0, n), param("offset", Expr(64) * rank + Expr(8) * i0, n)}),
+           all),
+       loopNode(0x22, 2,
+                {eventNode(event("MPI_File_write_at", 0x12,
+                                 {param("fh", 0, n), param("offset", Expr(16) * i0 + Expr(4) * i1 + Expr(3), n)}),
+                           all)},
+                all)},
+      all));
+  return t;
+}
+
+TEST(Extrap, ALoopThatRunsOnceAtTheTargetHasNoIndex) {
+  auto offsets = [](const Trace &t) {
+    const Loop &loop = t.body.at(0).loop();
+    auto of = [](const Node &n) { return std::get<Expr>(n.event().param("offset")->value.entries().at(0).value); };
+    return std::pair{of(loop.body.at(0)), of(loop.body.at(1).loop().body.at(0))};
+  };
+  std::vector<Trace> inputs{onceTrace(4), onceTrace(8), onceTrace(12), onceTrace(16)};
+  auto [once, onceInner] = offsets(run(inputs, 96));
+  EXPECT_EQ(once, Expr(64) * Expr::rank());
+  EXPECT_EQ(onceInner, Expr(4) * Expr::loopIndex(1) + Expr(3)); // the inner loop runs twice: i1 stays
+  auto [twice, twiceInner] = offsets(run(inputs, 48));
+  EXPECT_EQ(twice, Expr(64) * Expr::rank() + Expr(8) * Expr::loopIndex(0));
+  EXPECT_EQ(twiceInner, Expr(16) * Expr::loopIndex(0) + Expr(4) * Expr::loopIndex(1) + Expr(3));
+}
+
+// n/N + (rank < n % N) doubles a rank with n = 505 as the merge writes it:
+// two groups, the first the n % N ranks with one more. Where n % N = 1 (N =
+// 4, 8, 12) the first group is rank 0 alone, its offset 0: no slope. A fit
+// over every input took the slopes 0, 0, 0, 256 for a block model and gave
+// 768*rank at 32 (the real 128*rank); it is refused, naming the inputs.
+Trace remainderTrace(int64_t n, int64_t len) {
+  Trace t;
+  t.header.program = "remainder";
+  t.header.nranks = n;
+  t.files.push_back({0, {FileNamePart{"block.dat", std::nullopt, 0}}});
+  const int64_t q = len / n, r = len % n;
+  const RankList first = RankList::range(0, r), rest = RankList::range(r, n - r);
+  ElasticValue offset(Value(r == 1 ? Expr(0) : Expr(8 * (q + 1)) * Expr::rank()), first);
+  offset.entries().push_back({rest, Value(Expr(8 * q) * Expr::rank() + Expr(8 * r))});
+  ElasticValue count(Value(Expr(q + 1)), first);
+  count.entries().push_back({rest, Value(Expr(q))});
+  t.body.push_back(eventNode(event("MPI_File_write_at", 0x70, {param("fh", 0, n)}), RankList::all(n)));
+  t.body.back().event().params.push_back({"offset", offset});
+  t.body.back().event().params.push_back({"count", count});
+  return t;
+}
+
+TEST(Extrap, AGroupOfOneRankAtSomeInputsHasNoSlopeThere) {
+  const std::string e505 =
+      errorOf({remainderTrace(4, 505), remainderTrace(8, 505), remainderTrace(12, 505), remainderTrace(16, 505)}, 32);
+  EXPECT_NE(e505.find("a group of ranks has one rank at N=4, 8, 12, whose slope in rank no such input shows"),
+            std::string::npos)
+      << e505;
+  // With 506 the groups have two ranks or more at every input: exact.
+  Trace x = run({remainderTrace(4, 506), remainderTrace(8, 506), remainderTrace(12, 506), remainderTrace(16, 506)}, 32);
+  auto diffs = diffTraces(x, remainderTrace(32, 506));
+  EXPECT_TRUE(diffs.empty()) << (diffs.empty() ? "" : diffs[0].where + ": " + diffs[0].what);
+}
+
+} // namespace

@@ -3,12 +3,14 @@ extrapolate to each target, trace it for real at the target, and compare the
 two traces structurally (timing ignored) with sio-trace diff.
 
 usage: c1.py --exe PROGRAM --bin BUILD_BIN --mpiexec MPIEXEC --work DIR
-             --inputs 4,8,12,16 --targets 20,24,32 [--replay] [--max-growth F]
+             --inputs 4,8,12,16 --targets 20,24,32 [--replay] [--replay-at N] [--max-growth F]
 Prints one line per target, "C1 <N>: equal" or the differences, and exits 1
 if any target differs or a step fails. With --replay, the extrapolated trace
 of the last target is also turned into a replay program (sio-extrap
 --emit-replay), compiled with sio-cxx and run at that size, and its trace is
-compared with the extrapolated one ("replay <N>: equal"). With --max-growth F,
+compared with the extrapolated one ("replay <N>: equal"); --replay-at N
+replays at target N instead (a 64-rank replay costs as much as the 64-rank
+trace). With --max-growth F,
 the real trace at the last target must be at most F times the size of the
 trace at the first input ("size <N>/<n>: ok").
 Exits 3 (not 1) when sio-extrap refuses, for tests that expect a refusal.
@@ -27,6 +29,7 @@ p.add_argument("--work", required=True)
 p.add_argument("--inputs", default="4,8,12,16")
 p.add_argument("--targets", default="32")
 p.add_argument("--replay", action="store_true")
+p.add_argument("--replay-at", help="the target to replay at (default: the last)")
 p.add_argument("--max-growth", type=float)
 p.add_argument("--preload", help="trace the program through LD_PRELOAD of this runtime library")
 args = p.parse_args()
@@ -70,7 +73,9 @@ for target in args.targets.split(","):
         print(f"C1 {target}: differs\n{d.stdout}")
         failed = True
 if args.replay and not failed:
-    target = args.targets.split(",")[-1]
+    target = args.replay_at or args.targets.split(",")[-1]
+    if target not in args.targets.split(","):
+        sys.exit(f"c1.py: --replay-at {target} is not one of the targets {args.targets}")
     cpp = os.path.join(args.work, "replay.cpp")
     exe = os.path.join(args.work, "replay")
     subprocess.run([os.path.join(args.bin, "sio-extrap"), *inputs, "--ranks", target, "--emit-replay", cpp],

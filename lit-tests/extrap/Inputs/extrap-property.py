@@ -5,15 +5,20 @@ MPI_Dims_create or given dims: n/4 x 4, 2 x n/2, sqrt(n) x sqrt(n); block,
 cyclic, darray, subarray; weak or strong scaling, with or without a
 remainder; step counts constant, 96/n or n/4; reads past the end of the
 file), traces each at the input rank counts (a square grid at
---square-inputs) and at the target (--square-target), extrapolates to the target and compares with sio-trace
-diff. Each program is one of:
+--square-inputs) and at each target (--target, a comma-separated list; a
+square grid at --square-target), extrapolates to each target and compares
+with sio-trace diff. Each program at each target is one of:
   exact    sio-extrap exits 0 and its trace equals the real one
   refused  sio-extrap exits 2 with an error (no output)
   wrong    sio-extrap exits 0 and the traces differ, or it crashes
-Prints one line per program and the counts; exits 1 on any wrong.
+Prints one line per program and target ("exact 32: grid=..."), the counts
+per target ("property 32: ...") and in all ("property: ..."); exits 1 on any
+wrong. The inputs are traced once a program, the real trace at a target only
+when sio-extrap does not refuse it.
 
 usage: extrap-property.py --exe GEN --bin BUILD_BIN --mpiexec MPIEXEC --work DIR
-                          [--seed S] [--cases K] [--inputs 4,8,12,16] [--target 32]
+                          [--seed S] [--cases K] [--inputs 4,8,12,16] [--target 32,64]
+                          [--square-inputs 4,9,16,25] [--square-target 36,64]
                           [--case KEY=VALUE,...]...  (given programs, run before the K drawn)
                           [--before-bin OTHER_BUILD_BIN]  (the same traces through another sio-extrap)"""
 import argparse
@@ -71,6 +76,7 @@ rng = random.Random(args.seed)
 cases = [dict(kv.split("=", 1) for kv in c.split(",")) for c in args.case] + [draw(rng) for _ in range(args.cases)]
 counts = {"exact": 0, "refused": 0, "wrong": 0}
 before = {"exact": 0, "refused": 0, "wrong": 0}
+per_target = {}  # target -> counts
 
 
 def classify(bindir, inputs, target, work, case, real):
@@ -97,23 +103,28 @@ for i, case in enumerate(cases):
     square = case.get("dims") == "square"
     ns, target = (args.square_inputs, args.square_target) if square else (args.inputs, args.target)
     inputs = [trace(args.exe, case, int(n), work) for n in ns.split(",")]
-    traced = []
+    for t in target.split(","):
+        traced = []
 
-    def real():
-        if not traced:
-            traced.append(trace(args.exe, case, int(target), work))
-        return traced[0]
+        def real():
+            if not traced:
+                traced.append(trace(args.exe, case, int(t), work))
+            return traced[0]
 
-    if args.before_bin:
-        was, _ = classify(args.before_bin, inputs, target, work, case, real)
-        before[was] += 1
-    verdict, detail = classify(args.bin, inputs, target, work, case, real)
-    counts[verdict] += 1
-    print(f"{verdict}: {name}" + (f" (before: {was})" if args.before_bin else "") +
-          (f"\n  {detail[:2000]}" if detail else ""), flush=True)
+        if args.before_bin:
+            was, _ = classify(args.before_bin, inputs, t, work, case, real)
+            before[was] += 1
+        verdict, detail = classify(args.bin, inputs, t, work, case, real)
+        counts[verdict] += 1
+        per_target.setdefault(t, {"exact": 0, "refused": 0, "wrong": 0})[verdict] += 1
+        print(f"{verdict} {t}: {name}" + (f" (before: {was})" if args.before_bin else "") +
+              (f"\n  {detail[:2000]}" if detail else ""), flush=True)
 if args.before_bin:
     print(f"before: {before['exact']} exact, {before['refused']} refused, {before['wrong']} wrong"
           f" ({args.before_bin})")
+for t, c in per_target.items():
+    print(f"property {t}: {c['exact']} exact, {c['refused']} refused, {c['wrong']} wrong")
 print(f"property: {counts['exact']} exact, {counts['refused']} refused, {counts['wrong']} wrong"
-      f" (seed {args.seed}, {len(cases)} programs, inputs {args.inputs}, target {args.target})")
+      f" (seed {args.seed}, {len(cases)} programs, inputs {args.inputs}, targets {args.target};"
+      f" square grids: inputs {args.square_inputs}, targets {args.square_target})")
 sys.exit(1 if counts["wrong"] else 0)

@@ -427,6 +427,45 @@ std::optional<Expr> fitPerRank(const std::vector<std::pair<int64_t, Expr>> &perR
   return model;
 }
 
+/// Where a block distribution with a remainder may split the ranks in two
+/// runs, each affine in rank (n/N + (rank < n % N) elements a rank: the
+/// first n % N ranks one more, so their offsets step by one element more):
+/// the first rank s of the second run, from the steps between neighbours
+/// (one step value before the split, another after, and the step across it
+/// either). The candidates ascend, so a rank on both lines goes to the
+/// second run, where sio-extrap's model of the remainder puts it (the
+/// first rank with fewer elements). Each run needs 3 ranks: any 2 ranks are
+/// affine, and a split of 2 and 2 would fit every value of 4 ranks.
+std::vector<int64_t> runSplitCandidates(const std::vector<std::pair<int64_t, Expr>> &perRank) {
+  constexpr size_t kMinRun = 3;
+  const size_t n = perRank.size();
+  if (n < 2 * kMinRun || perRank.back().first - perRank.front().first + 1 != static_cast<int64_t>(n))
+    return {}; // runs of consecutive ranks only
+  std::vector<Expr> step;
+  step.reserve(n - 1);
+  try {
+    for (size_t i = 0; i + 1 < n; ++i)
+      step.push_back(perRank[i + 1].second - perRank[i].second);
+  } catch (const std::exception &) { // overflow
+    return {};
+  }
+  size_t firstChange = 0, lastChange = step.size() - 1;
+  while (firstChange < step.size() && step[firstChange] == step.front())
+    ++firstChange;
+  while (lastChange > 0 && step[lastChange] == step.back())
+    --lastChange;
+  if (firstChange == step.size())
+    return {};         // one line: no split
+  std::set<size_t> at; // index in perRank of the second run's first rank
+  for (size_t i : {lastChange, lastChange + 1, firstChange, firstChange + 1})
+    if (i >= kMinRun && i + kMinRun <= n)
+      at.insert(i);
+  std::vector<int64_t> ranks;
+  for (size_t i : at)
+    ranks.push_back(perRank[i].first);
+  return ranks;
+}
+
 /// One rank that does more (the first, the last, or every k-th rank writes
 /// a header through the same helper, so its loop runs once more): the values
 /// of the other ranks follow one model and those of the exceptions another,
@@ -442,7 +481,9 @@ std::optional<Expr> fitPerRank(const std::vector<std::pair<int64_t, Expr>> &perR
 /// with the models of one rank (constant, affine, rotated) before rank
 /// grids, which fit any three ranks (and, with the period N-1, any outlier
 /// at the last rank): a grid model is only taken for a group of 5 ranks or
-/// more, and only when no split fits without one.
+/// more, and only when no split fits without one. Then two runs of ranks
+/// split by a block distribution's remainder (runSplitCandidates), without
+/// grids: the offsets of n/N + (rank < n % N) elements a rank.
 bool splitExceptionRanks(ElasticValue &value, std::vector<std::pair<int64_t, Expr>> perRank, int64_t nranks) {
   if (perRank.size() < 3)
     return false; // two ranks always split; nothing to gain
@@ -499,6 +540,10 @@ bool splitExceptionRanks(ElasticValue &value, std::vector<std::pair<int64_t, Exp
     for (int64_t k = 2; k <= std::min(kMaxPeriod, last); ++k)
       if (trySplit([k](int64_t r) { return r % k == 0; }))
         return true;
+    if (!withGrids)
+      for (int64_t s : runSplitCandidates(perRank))
+        if (trySplit([s](int64_t r) { return r >= s; }))
+          return true;
   }
   return false;
 }

@@ -244,5 +244,51 @@ TEST(Split, RandomSplitsMergeIntoTwoGroups) {
   }
 }
 
+// A block distribution with a remainder (issue 30 item 2): n/N + (rank <
+// n % N) elements a rank, the first n % N ranks one more. The offsets are
+// two runs of ranks, each affine in rank (c1-blockrem's real trace at 32
+// ranks was 1.38x its 4-rank one: one entry per rank); the last rank of the
+// first run's line also lies on the second's and goes to the second run,
+// the first rank with fewer elements, as sio-extrap's model has it. Runs of
+// fewer than 3 ranks stay per rank (any 2 ranks are affine).
+TEST(Split, BlockRemainderOffsetsAreTwoRunsOfRanks) {
+  for (int64_t len : {506, 505, 96506}) {
+    for (int64_t n : {4, 8, 12, 16, 32, 64}) {
+      const int64_t q = len / n, rem = len % n;
+      std::vector<Trace> level;
+      std::vector<std::vector<FlatEvent>> fed;
+      for (int64_t r = 0; r < n; ++r) {
+        Recorder rec;
+        const int64_t start = r * q + std::min(r, rem);
+        rec.write(8 * start, 7, q + (r < rem));
+        Trace t;
+        t.header.nranks = n;
+        t.body = rec.compressor.finish(r, n);
+        level.push_back(std::move(t));
+        fed.push_back(rec.fed);
+      }
+      for (size_t step = 1; step < level.size(); step *= 2)
+        for (size_t k = 0; k + step < level.size(); k += 2 * step)
+          level[k] = mergeTraces(std::move(level[k]), std::move(level[k + step]));
+      Trace t = std::move(level[0]);
+      finalizeMerged(t);
+      const std::string what = "len " + std::to_string(len) + " n " + std::to_string(n);
+      for (int64_t r = 0; r < n; ++r)
+        EXPECT_EQ(expandRank(t, r), fed[size_t(r)]) << what << " rank " << r;
+      const Param *offset = t.body.at(0).event().param("offset");
+      if (rem == 0) {
+        EXPECT_EQ(offset->value.entries().size(), 1u) << what;
+      } else if (rem >= 3 && n - rem >= 3) {
+        ASSERT_EQ(offset->value.entries().size(), 2u) << what;
+        EXPECT_EQ(offset->value.entries()[0].ranks, RankList::range(0, rem)) << what;
+        EXPECT_EQ(std::get<Expr>(offset->value.entries()[0].value), Expr(8 * (q + 1)) * Expr::rank()) << what;
+        EXPECT_EQ(std::get<Expr>(offset->value.entries()[1].value), Expr(8 * q) * Expr::rank() + Expr(8 * rem)) << what;
+      } else {
+        EXPECT_LE(offset->value.entries().size(), size_t(n)) << what;
+      }
+    }
+  }
+}
+
 } // namespace
 } // namespace sio::rt::test
