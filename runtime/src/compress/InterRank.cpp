@@ -235,6 +235,18 @@ uint64_t alignKey(const Node &n) {
 std::vector<Node> mergeBodies(std::vector<Node> a, std::vector<Node> b);
 
 Node mergeNodes(Node a, Node b) {
+  if (a.isEvent()) {
+    // Per-rank timing: a side without groups (all its ranks in one, a
+    // finalized trace's compacted form) gets one from its statistics.
+    Event &ea = a.event();
+    Event &eb = b.event();
+    if (!ea.rankTiming.empty() || !eb.rankTiming.empty()) {
+      for (auto [e, ranks] : {std::pair{&ea, &a.ranks}, std::pair{&eb, &b.ranks}})
+        if (e->rankTiming.empty() && (e->duration.count() || e->compute.count()))
+          e->rankTiming.push_back(rankTimingOf(*ranks, e->compute, e->duration));
+      mergeRankTiming(ea.rankTiming, std::move(eb.rankTiming));
+    }
+  }
   a.ranks = a.ranks.unite(b.ranks);
   if (a.isEvent()) {
     Event &ea = a.event();
@@ -1142,6 +1154,27 @@ void formatLoopFileNames(Trace &t, int64_t rank) {
   Finalizer(t).compactFiles();
 }
 
+void seedRankTiming(std::vector<Node> &body, int64_t rank) {
+  for (Node &n : body) {
+    if (n.isLoop()) {
+      seedRankTiming(n.loop().body, rank);
+      continue;
+    }
+    Event &e = n.event();
+    if (e.duration.count() || e.compute.count())
+      e.rankTiming = {rankTimingOf(RankList::single(rank), e.compute, e.duration)};
+  }
+}
+
+void compactRankTiming(std::vector<Node> &body) {
+  for (Node &n : body) {
+    if (n.isLoop())
+      compactRankTiming(n.loop().body);
+    else if (n.event().rankTiming.size() == 1 && n.event().rankTiming.front().ranks == n.ranks)
+      n.event().rankTiming.clear(); // one group: the event's statistics say it all
+  }
+}
+
 void finalizeMerged(Trace &t) {
   // The ranks of object entries only serve the merge.
   for (auto *table : {&t.datatypes, &t.comms, &t.infos})
@@ -1149,6 +1182,7 @@ void finalizeMerged(Trace &t) {
       o.ranks = RankList();
   Finalizer finalizer(t);
   finalizer.visit(t.body);
+  compactRankTiming(t.body);
   finalizer.compactFiles();
 }
 

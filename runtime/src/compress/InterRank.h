@@ -50,6 +50,17 @@ void formatLoopFileNames(sio::trace::Trace &t, int64_t rank);
 /// first trace's, with complete/droppedEvents/notes combined.
 sio::trace::Trace mergeTraces(sio::trace::Trace a, sio::trace::Trace b);
 
+/// Per rank, before the merge: every event gets its rank's timing group
+/// (sio/trace/RankTiming.h) from the statistics its calls added to while
+/// tracing, so the merge keeps what each rank took (nothing is added on the
+/// tracing path).
+void seedRankTiming(std::vector<sio::trace::Node> &body, int64_t rank);
+
+/// Drops the per-rank timing of events whose ranks all fell in one group:
+/// the event's statistics describe them (a trace of equal ranks stays as
+/// small as without per-rank timing). finalizeMerged calls it.
+void compactRankTiming(std::vector<sio::trace::Node> &body);
+
 /// Once, at the root, after the last merge: fits values that differ across
 /// ranks to exact models of rank (affine in rank; ((rank + a) % nranks) * b),
 /// per coefficient of their loop-index polynomials; likewise loop counts;
