@@ -193,7 +193,7 @@ struct ObjectEntry {
 
 struct FormatVersion {
   uint32_t major = 1;
-  uint32_t minor = 0;
+  uint32_t minor = 1; ///< a trace made in memory is of the version this build writes (Json.h kFormatVersion)
   friend bool operator==(const FormatVersion &, const FormatVersion &) = default;
 };
 
