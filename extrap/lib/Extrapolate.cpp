@@ -17,6 +17,14 @@
 namespace sio::extrap {
 
 namespace {
+
+bool hasRankTiming(const std::vector<sio::trace::Node> &body) {
+  for (const sio::trace::Node &n : body)
+    if (n.isLoop() ? hasRankTiming(n.loop().body) : !n.event().rankTiming.empty())
+      return true;
+  return false;
+}
+
 void factorizations(int64_t n, int64_t d, int64_t largest, std::vector<int64_t> &prefix,
                     std::vector<std::vector<int64_t>> &out) {
   if (d == 1) {
@@ -133,6 +141,16 @@ public:
     std::ostringstream timing;
     timing << timingFits_ << " timing fits, worst relative error " << worstTimingError_ * 100 << "%";
     out.header.metadata["timing_fit"] = timing.str();
+    // Per-rank timing describes the input runs' own ranks: it is not
+    // extrapolated (no event of the output carries rank_timing), and the
+    // trace says so rather than drop it silently.
+    for (const Trace *t : in_)
+      if (hasRankTiming(t->body)) {
+        out.header.metadata["per_rank_timing"] =
+            "not extrapolated: the inputs' per-rank timing (rank_timing) describes their own ranks; every rank of "
+            "this trace has the fitted statistics of its events";
+        break;
+      }
     if (!choices_.empty()) {
       std::string all;
       for (const std::string &c : choices_)

@@ -359,6 +359,29 @@ TEST(Extrap, TimingIsFittedApproximately) {
   EXPECT_NE(x.header.metadata["timing_fit"].find("timing fits"), std::string::npos);
 }
 
+// Issue 32: per-rank timing describes the inputs' own ranks. The
+// extrapolated trace carries none (no invented straggler at new ranks) and
+// says so in its metadata.
+TEST(Extrap, PerRankTimingIsDroppedAndSaid) {
+  auto trace = [](int64_t n, bool perRank) {
+    Trace t = strongTrace(n);
+    Event &e = t.body[1].loop().body[0].event();
+    if (perRank)
+      for (int64_t r = 0; r < n; ++r) {
+        TimingStats d;
+        for (int k = 0; k < 3; ++k)
+          d.add(r == 1 ? 50000 : 1000);
+        e.rankTiming.push_back(rankTimingOf(RankList::single(r), TimingStats(), d));
+      }
+    return t;
+  };
+  Trace x = run({trace(4, true), trace(8, true), trace(12, true), trace(16, true)}, 32);
+  EXPECT_TRUE(x.body[1].loop().body[0].event().rankTiming.empty());
+  EXPECT_NE(x.header.metadata["per_rank_timing"].find("not extrapolated"), std::string::npos);
+  Trace y = run({trace(4, false), trace(8, false), trace(12, false), trace(16, false)}, 32);
+  EXPECT_EQ(y.header.metadata.count("per_rank_timing"), 0u);
+}
+
 // Issue 14 item 3: MPI_Dims_create grids are recomputed at the target.
 namespace {
 

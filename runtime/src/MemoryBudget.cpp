@@ -58,6 +58,10 @@ size_t bodyBytes(const std::vector<Node> &body) {
         b += mallocBytes(e.params.capacity() * sizeof(Param));
       for (const Param &p : e.params)
         b += stringHeapBytes(p.name.capacity()) + elasticBytes(p.value);
+      if (!e.rankTiming.empty())
+        b += mallocBytes(e.rankTiming.capacity() * sizeof(RankTiming));
+      for (const RankTiming &g : e.rankTiming)
+        b += ranksBytes(g.ranks);
     } else {
       b += elasticBytes(n.loop().iterations) + bodyBytes(n.loop().body);
     }

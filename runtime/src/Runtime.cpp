@@ -631,6 +631,7 @@ Trace buildRankTrace(State &s) {
   writerProgress();
   fillObjectTables(t, s.rank);
   t.body = s.comp.finish(s.rank, s.nranks);
+  seedRankTiming(t.body, s.rank); // per-rank timing for the merge, from the stats the calls added to
   writerProgress();
   formatLoopFileNames(t, s.rank); // dir.<rank>/file.<rank>.<i0>: one entry per format
   return t;

@@ -201,6 +201,15 @@ OJson statsJson(const TimingStats &s) {
   return o;
 }
 
+// One line per group ("RANKS COUNT DMEAN DMIN DMAX GMEAN GMIN GMAX"): a
+// trace of many groups stays short, as the histograms' one-line form.
+OJson rankTimingJson(const std::vector<RankTiming> &groups) {
+  OJson out = OJson::array();
+  for (const RankTiming &g : groups)
+    out.push_back(rankTimingText(g));
+  return out;
+}
+
 OJson objectJson(const ObjectEntry &e, LongStrings *longStrings) {
   OJson o = OJson::object();
   o["id"] = e.id;
@@ -252,6 +261,8 @@ OJson nodeJson(const Node &node, LongStrings *longStrings) {
       o["compute"] = statsJson(ev.compute);
     if (ev.duration.count())
       o["duration"] = statsJson(ev.duration);
+    if (!ev.rankTiming.empty())
+      o["rank_timing"] = rankTimingJson(ev.rankTiming);
   } else {
     const Loop &loop = node.loop();
     if (loop.id)
@@ -791,6 +802,7 @@ private:
   /// The entries' rank lists are disjoint and cover exactly the node's ranks.
   void checkPartition(const ElasticValue &ev, const RankList &nodeRanks, const std::string &path) const;
   TimingStats getStats(const OJson &j, const std::string &path) const;
+  std::vector<RankTiming> getRankTiming(const OJson &j, const std::string &path, const RankList &nodeRanks) const;
   ObjectEntry getObject(const OJson &j, const std::string &path) const;
   std::vector<Node> getBody(const OJson &j, const std::string &path, const RankList *enclosing,
                             uint32_t loopDepth) const;
@@ -1146,6 +1158,31 @@ TimingStats Reader::getStats(const OJson &j, const std::string &path) const {
   return stats;
 }
 
+std::vector<RankTiming> Reader::getRankTiming(const OJson &j, const std::string &path,
+                                              const RankList &nodeRanks) const {
+  expectArray(j, path);
+  std::vector<RankTiming> out;
+  RankList seen;
+  int64_t total = 0;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string gp = at(path, i);
+    if (!j[i].is_string())
+      fail(gp, "expected a string \"RANKS COUNT DMEAN DMIN DMAX GMEAN GMIN GMAX\", found " + describe(j[i]));
+    std::string error;
+    std::optional<RankTiming> g = parseRankTiming(j[i].get_ref<const std::string &>(), error);
+    if (!g)
+      fail(gp, error);
+    if (!g->ranks.subtract(nodeRanks).empty())
+      fail(gp, "ranks outside the event's ranks");
+    total += g->ranks.size();
+    seen = seen.unite(g->ranks);
+    if (seen.size() != total)
+      fail(gp, "a rank in two groups");
+    out.push_back(std::move(*g));
+  }
+  return out;
+}
+
 ObjectEntry Reader::getObject(const OJson &j, const std::string &path) const {
   expectObject(j, path);
   ObjectEntry e;
@@ -1257,6 +1294,8 @@ Node Reader::getNode(const OJson &j, const std::string &path, const RankList *en
       ev.compute = getStats(*c, at(path, "compute"));
     if (const OJson *d = optional(j, "duration"))
       ev.duration = getStats(*d, at(path, "duration"));
+    if (const OJson *rt = optional(j, "rank_timing"))
+      ev.rankTiming = getRankTiming(*rt, at(path, "rank_timing"), node.ranks);
     node.item = std::move(ev);
     return node;
   }

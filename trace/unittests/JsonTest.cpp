@@ -134,7 +134,7 @@ TEST(Json, InexactReasonsRoundTripAndAreAbsentWhenExact) {
 TEST(Json, WritesTheDocumentedShape) {
   OJson doc = richJson();
   EXPECT_EQ(doc["format"], "sio-trace");
-  EXPECT_EQ(doc["version"], "1.0");
+  EXPECT_EQ(doc["version"], "1.1");
   // Parameters keep the recorded order.
   const OJson &params = doc["body"][3]["params"];
   std::vector<std::string> names;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -235,6 +236,18 @@ uint64_t alignKey(const Node &n) {
 std::vector<Node> mergeBodies(std::vector<Node> a, std::vector<Node> b);
 
 Node mergeNodes(Node a, Node b) {
+  if (a.isEvent()) {
+    // Per-rank timing: a side without groups (all its ranks in one, a
+    // finalized trace's compacted form) gets one from its statistics.
+    Event &ea = a.event();
+    Event &eb = b.event();
+    if (!ea.rankTiming.empty() || !eb.rankTiming.empty()) {
+      for (auto [e, ranks] : {std::pair{&ea, &a.ranks}, std::pair{&eb, &b.ranks}})
+        if (e->rankTiming.empty() && (e->duration.count() || e->compute.count()))
+          e->rankTiming.push_back(rankTimingOf(*ranks, e->compute, e->duration));
+      mergeRankTiming(ea.rankTiming, std::move(eb.rankTiming));
+    }
+  }
   a.ranks = a.ranks.unite(b.ranks);
   if (a.isEvent()) {
     Event &ea = a.event();
@@ -1187,6 +1200,101 @@ void formatLoopFileNames(Trace &t, int64_t rank) {
   Finalizer(t).compactFiles();
 }
 
+void seedRankTiming(std::vector<Node> &body, int64_t rank) {
+  for (Node &n : body) {
+    if (n.isLoop()) {
+      seedRankTiming(n.loop().body, rank);
+      continue;
+    }
+    Event &e = n.event();
+    if (e.duration.count() || e.compute.count())
+      e.rankTiming = {rankTimingOf(RankList::single(rank), e.compute, e.duration)};
+  }
+}
+
+namespace {
+
+// Per-rank timing is kept where a timeline would show it (docs/trace-format.md,
+// "Per-rank timing"): the ranks' total time in the event differs by at least
+// this fraction of a rank's mean traced time, in at most kMaxTimingGroups
+// groups per call count. Equal ranks then cost nothing at any rank count,
+// and a trace's size stays near-constant as ranks grow.
+constexpr double kMinImbalance = 0.05;
+constexpr size_t kMaxTimingGroups = 4;
+
+double tracedNs(const std::vector<Node> &body) {
+  double ns = 0;
+  for (const Node &n : body)
+    ns += n.isLoop() ? tracedNs(n.loop().body) : n.event().compute.sum() + n.event().duration.sum();
+  return ns;
+}
+
+double callNs(const RankTiming &g) { return g.computeMean() + g.durationMean(); }
+
+void join(RankTiming &into, RankTiming &&g) {
+  into.ranks = into.ranks.unite(g.ranks);
+  into.compute.sum += g.compute.sum;
+  into.compute.min = std::min(into.compute.min, g.compute.min);
+  into.compute.max = std::max(into.compute.max, g.compute.max);
+  into.duration.sum += g.duration.sum;
+  into.duration.min = std::min(into.duration.min, g.duration.min);
+  into.duration.max = std::max(into.duration.max, g.duration.max);
+}
+
+void limitRankTiming(std::vector<RankTiming> &groups, double minImbalanceNs) {
+  if (groups.size() < 2)
+    return;
+  double lo = INFINITY, hi = 0;
+  for (const RankTiming &g : groups) {
+    lo = std::min(lo, double(g.count) * callNs(g));
+    hi = std::max(hi, double(g.count) * callNs(g));
+  }
+  if (hi - lo < minImbalanceNs) {
+    groups.clear(); // no rank's time here differs enough to show
+    return;
+  }
+  // At most kMaxTimingGroups per call count: groups sorted by mean call
+  // time, neighbours joined in equal shares.
+  std::sort(groups.begin(), groups.end(), [](const RankTiming &a, const RankTiming &b) {
+    return a.count != b.count ? a.count < b.count : callNs(a) < callNs(b);
+  });
+  std::vector<RankTiming> out;
+  for (size_t i = 0; i < groups.size();) {
+    size_t j = i;
+    while (j < groups.size() && groups[j].count == groups[i].count)
+      ++j;
+    const size_t n = j - i, k = std::min(n, kMaxTimingGroups);
+    for (size_t c = 0; c < k; ++c) {
+      const size_t from = i + c * n / k, to = i + (c + 1) * n / k;
+      RankTiming g = std::move(groups[from]);
+      for (size_t m = from + 1; m < to; ++m)
+        join(g, std::move(groups[m]));
+      out.push_back(std::move(g));
+    }
+    i = j;
+  }
+  groups = std::move(out);
+}
+
+void compactRankTiming(std::vector<Node> &body, double minImbalanceNs) {
+  for (Node &n : body) {
+    if (n.isLoop()) {
+      compactRankTiming(n.loop().body, minImbalanceNs);
+      continue;
+    }
+    std::vector<RankTiming> &groups = n.event().rankTiming;
+    limitRankTiming(groups, minImbalanceNs);
+    if (groups.size() == 1 && groups.front().ranks == n.ranks)
+      groups.clear(); // one group: the event's statistics say it all
+  }
+}
+
+} // namespace
+
+void compactRankTiming(std::vector<Node> &body, int64_t nranks) {
+  compactRankTiming(body, kMinImbalance * tracedNs(body) / double(std::max<int64_t>(1, nranks)));
+}
+
 void finalizeMerged(Trace &t) {
   // The ranks of object entries only serve the merge.
   for (auto *table : {&t.datatypes, &t.comms, &t.infos})
@@ -1194,6 +1302,7 @@ void finalizeMerged(Trace &t) {
       o.ranks = RankList();
   Finalizer finalizer(t);
   finalizer.visit(t.body);
+  compactRankTiming(t.body, t.header.nranks);
   finalizer.compactFiles();
 }
 

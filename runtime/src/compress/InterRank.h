@@ -50,6 +50,20 @@ void formatLoopFileNames(sio::trace::Trace &t, int64_t rank);
 /// first trace's, with complete/droppedEvents/notes combined.
 sio::trace::Trace mergeTraces(sio::trace::Trace a, sio::trace::Trace b);
 
+/// Per rank, before the merge: every event gets its rank's timing group
+/// (sio/trace/RankTiming.h) from the statistics its calls added to while
+/// tracing, so the merge keeps what each rank took (nothing is added on the
+/// tracing path).
+void seedRankTiming(std::vector<sio::trace::Node> &body, int64_t rank);
+
+/// Keeps per-rank timing where a timeline would show it: an event whose
+/// ranks' total time in it differs by less than 5% of a rank's mean traced
+/// time, or whose ranks all fell in one group, has none (its statistics
+/// describe every rank); others keep at most 4 groups per call count
+/// (neighbours by mean call time joined). A trace of equal ranks stays as
+/// small as without per-rank timing. finalizeMerged calls it.
+void compactRankTiming(std::vector<sio::trace::Node> &body, int64_t nranks);
+
 /// Once, at the root, after the last merge: fits values that differ across
 /// ranks to exact models of rank (affine in rank; ((rank + a) % nranks) * b),
 /// per coefficient of their loop-index polynomials; likewise loop counts;

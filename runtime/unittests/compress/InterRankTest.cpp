@@ -391,5 +391,67 @@ TEST(InterRank, ObjectFieldsWithoutRankModelBecomeRankTables) {
   EXPECT_EQ(t.comms[1].fields.at("color")[0], Expr::table(colors, Expr::rank()));
 }
 
+// Issue 32: per-rank timing survives the merge where it shows a difference.
+Trace timedRank(int64_t r, int64_t n, uint64_t writeNs) {
+  Trace t;
+  t.header.nranks = n;
+  for (auto [op, ns] : {std::pair{"MPI_File_write_at", writeNs}, std::pair{"MPI_File_close", uint64_t(1000000)}}) {
+    Event e;
+    e.op = op;
+    e.layer = Layer::MPIIO;
+    e.site = 7;
+    for (int k = 0; k < 4; ++k) {
+      e.duration.add(ns);
+      e.compute.add(1000);
+    }
+    t.body.push_back(Node{RankList::single(r), std::move(e)});
+  }
+  seedRankTiming(t.body, r);
+  return t;
+}
+
+Trace mergeTimed(const std::vector<uint64_t> &writeNs) {
+  std::vector<Trace> level;
+  for (size_t r = 0; r < writeNs.size(); ++r)
+    level.push_back(timedRank(int64_t(r), int64_t(writeNs.size()), writeNs[r]));
+  for (size_t step = 1; step < level.size(); step *= 2)
+    for (size_t k = 0; k + step < level.size(); k += 2 * step)
+      level[k] = mergeTraces(std::move(level[k]), std::move(level[k + step]));
+  finalizeMerged(level[0]);
+  return std::move(level[0]);
+}
+
+TEST(InterRank, PerRankTimingKeepsAStragglerApart) {
+  Trace t = mergeTimed({100000, 100000, 100000, 100000, 100000, 10000000, 100000, 100000});
+  ASSERT_EQ(t.body.size(), 2u);
+  const std::vector<RankTiming> &write = t.body[0].event().rankTiming;
+  ASSERT_EQ(write.size(), 2u);
+  const RankTiming *slow = findRankTiming(write, 5);
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ(slow->ranks, RankList::single(5));
+  EXPECT_DOUBLE_EQ(slow->durationMean(), 10000000.0);
+  EXPECT_EQ(findRankTiming(write, 0)->ranks.size(), 7);
+  // Equal ranks: nothing kept, the event's statistics describe them.
+  EXPECT_TRUE(t.body[1].event().rankTiming.empty());
+  Trace equal = mergeTimed(std::vector<uint64_t>(8, 100000));
+  EXPECT_TRUE(equal.body[0].event().rankTiming.empty());
+}
+
+TEST(InterRank, PerRankTimingHasAtMostFourGroupsPerCount) {
+  std::vector<uint64_t> ns;
+  for (int r = 0; r < 16; ++r)
+    ns.push_back(uint64_t(100000) << (r % 8)); // 8 distinct log2 bins
+  Trace t = mergeTimed(ns);
+  const std::vector<RankTiming> &write = t.body[0].event().rankTiming;
+  EXPECT_EQ(write.size(), 4u);
+  int64_t covered = 0;
+  for (const RankTiming &g : write)
+    covered += g.ranks.size();
+  EXPECT_EQ(covered, 16);
+  // The slowest ranks (7 and 15) share the slowest group.
+  EXPECT_EQ(findRankTiming(write, 7), findRankTiming(write, 15));
+  EXPECT_NE(findRankTiming(write, 7), findRankTiming(write, 0));
+}
+
 } // namespace
 } // namespace sio::rt::test

@@ -71,7 +71,7 @@ ExportStats writeChromeTrace(std::ostream &out, const Trace &trace, const Export
   out << "{\"traceEvents\":[\n";
   out << "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"name\":"
       << jsonString(program + " (" + std::to_string(nranks) + " ranks)") << "}}";
-  bool anyReconstructed = false, anyUntimed = false;
+  bool anyReconstructed = false, anyUntimed = false, anyPerRank = false, anyMerged = false, anyNested = false;
   for (int64_t r : ranks) {
     out << ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":" << r
         << ",\"args\":{\"name\":\"rank " << r << "\"}}";
@@ -80,10 +80,13 @@ ExportStats writeChromeTrace(std::ostream &out, const Trace &trace, const Export
     bool complete = expandRank(trace, r, options.maxCallsPerRank, [&](const Call &c) {
       const Event &ev = *c.event;
       ++stats.calls;
-      if (c.bytes)
+      if (isIoOperation(c))
         ++stats.ioOperations;
       anyReconstructed |= c.reconstructed;
       anyUntimed |= !c.timed;
+      anyPerRank |= c.perRank;
+      anyMerged |= c.timed && !c.perRank;
+      anyNested |= c.parentSeq.has_value();
       out << ",\n{\"name\":" << jsonString(ev.op) << ",\"cat\":\"" << layerName(ev.layer)
           << (ev.inner ? ",inner" : "") << "\",\"ph\":\"X\",\"pid\":0,\"tid\":" << r
           << ",\"ts\":" << micros(c.startNs) << ",\"dur\":" << micros(c.durationNs) << ",\"args\":{";
@@ -102,7 +105,12 @@ ExportStats writeChromeTrace(std::ostream &out, const Trace &trace, const Export
         out << ",\"site\":" << jsonString(location(trace, ev.site));
       if (ev.inner)
         out << ",\"inner\":true";
-      out << ",\"timing\":\"" << (!c.timed ? "nominal" : c.reconstructed ? "reconstructed" : "recorded") << "\"}}";
+      if (c.parentSeq)
+        out << ",\"parent_seq\":" << *c.parentSeq;
+      out << ",\"timing\":\"" << (!c.timed ? "nominal" : c.reconstructed ? "reconstructed" : "recorded") << "\"";
+      if (c.timed)
+        out << ",\"timing_source\":\"" << (c.perRank ? "this rank" : "all ranks merged") << "\"";
+      out << "}}";
     });
     stats.truncated |= !complete;
   }
@@ -111,14 +119,11 @@ ExportStats writeChromeTrace(std::ostream &out, const Trace &trace, const Export
       << ",\"ranks_exported\":" << stats.ranks << ",\"rank_selection\":\""
       << (stats.sampled ? "evenly spaced sample (--max-ranks)" : "all") << "\",\"calls_exported\":" << stats.calls
       << ",\"truncated\":" << (stats.truncated ? "true" : "false")
-      << ",\"source_complete\":" << (trace.header.complete ? "true" : "false");
-  std::string timing =
-      "each slice starts after the mean computation gap of its event and lasts the mean duration of its event";
-  if (anyReconstructed)
-    timing += "; where an event's statistics merge several calls (loops, ranks) the times are reconstructed "
-              "from those merged histograms (mean), not measured per call (args.timing = reconstructed)";
-  if (anyUntimed)
-    timing += "; calls without recorded timing are drawn 1 us long (args.timing = nominal)";
+      << ",\"source_complete\":" << (trace.header.complete ? "true" : "false")
+      << ",\"timestamps\":\"reconstructed\",\"per_rank_timing\":" << (anyPerRank ? "true" : "false");
+  const std::string timing = timelineTimingNote(
+      trace, {anyPerRank, anyMerged, anyReconstructed, anyNested, anyUntimed}, "args.timing_source", "args.timing",
+      "args.inner", "args.parent_seq");
   out << ",\"timing\":" << jsonString(timing) << "}}\n";
   if (!out)
     throw std::runtime_error("cannot write the Chrome trace");

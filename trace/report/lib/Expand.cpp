@@ -3,6 +3,7 @@
 #include "sio/trace/Summary.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <vector>
 
@@ -142,20 +143,50 @@ private:
       }
     }
 
-    // Timeline: gap (compute) before the call, then the call.
-    if (ev.compute.count()) {
-      clock_ += ev.compute.mean();
-      c.reconstructed = ev.compute.count() > 1;
-    }
-    c.startNs = clock_;
-    if (ev.duration.count()) {
-      c.durationNs = ev.duration.mean();
-      c.timed = true;
-      c.reconstructed = c.reconstructed || ev.duration.count() > 1;
+    // Timeline: gap (compute) before the call, then the call; this rank's
+    // own group when the trace kept per-rank timing.
+    const RankTiming *own = findRankTiming(ev.rankTiming, rank_);
+    double gap = 0, dur = kNominalNs;
+    if (own && own->samples()) {
+      gap = own->computeMean();
+      dur = own->durationMean();
+      c.timed = ev.duration.count() > 0;
+      c.perRank = true;
+      c.reconstructed = own->count > 1;
     } else {
-      c.durationNs = kNominalNs;
+      if (ev.compute.count()) {
+        gap = ev.compute.mean();
+        c.reconstructed = ev.compute.count() > 1;
+      }
+      if (ev.duration.count()) {
+        dur = ev.duration.mean();
+        c.timed = true;
+        c.reconstructed = c.reconstructed || ev.duration.count() > 1;
+      }
     }
-    clock_ += c.durationNs;
+    if (!c.timed)
+      dur = kNominalNs;
+    const int64_t gapNs = std::llround(std::max(gap, 0.0)), durNs = std::llround(std::max(dur, 0.0));
+    if (ev.inner && parent_) {
+      // Inside the MPI-IO call it follows: the runtime counts an inner
+      // call's gap from that call's start or the previous inner call's end.
+      int64_t start = std::min(innerClock_ + gapNs, parentEnd_);
+      int64_t end = std::min(start + durNs, parentEnd_);
+      c.startNs = double(start);
+      c.durationNs = double(end - start);
+      c.parentSeq = *parent_;
+      innerClock_ = end;
+    } else {
+      const int64_t start = clock_ + gapNs;
+      clock_ = start + durNs;
+      c.startNs = double(start);
+      c.durationNs = double(durNs);
+      if (!ev.inner) {
+        parent_ = c.seq;
+        innerClock_ = start;
+        parentEnd_ = clock_;
+      }
+    }
     fn_(c);
   }
 
@@ -165,7 +196,10 @@ private:
   const std::function<void(const Call &)> &fn_;
   bool complete_ = true;
   uint64_t seq_ = 0;
-  double clock_ = 0;
+  int64_t clock_ = 0; // ns: the end of the last top-level call
+  // The last top-level call, which inner calls nest in.
+  std::optional<uint64_t> parent_;
+  int64_t innerClock_ = 0, parentEnd_ = 0;
   std::vector<int64_t> indices_;
   const Node *outer_ = nullptr;
   uint64_t instance_ = 0;
@@ -175,6 +209,39 @@ private:
 };
 
 } // namespace
+
+std::string timelineTimingNote(const Trace &trace, const TimelineFlags &f, std::string_view sourceField,
+                               std::string_view timingField, std::string_view innerField,
+                               std::string_view parentField) {
+  auto where = [](std::string_view field, std::string_view value) {
+    return field.empty() ? std::string() : " (" + std::string(field) + " = " + std::string(value) + ")";
+  };
+  std::string timing = "reconstructed, not recorded timestamps: the trace keeps the order of each rank's calls and "
+                       "timing statistics, not when each call ran; each call starts after the mean computation gap "
+                       "of its event and lasts its mean duration";
+  if (f.perRank)
+    timing += "; per rank where the trace kept per-rank timing" + where(sourceField, "this rank") +
+              ", so ranks that took longer show longer calls";
+  if (f.merged)
+    timing += "; where it did not, the statistics merged over all ranks of the event" +
+              where(sourceField, "all ranks merged") + ": every rank draws the same times";
+  if (trace.header.metadata.count("extrapolated_from_ranks"))
+    timing += "; this trace was extrapolated: its timings are fitted, and per-rank differences of the measured "
+              "runs are not carried to the new rank count";
+  if (f.reconstructed)
+    timing += "; where an event's statistics merge several calls (loops, ranks) the times are reconstructed "
+              "from those merged histograms (mean), not measured per call" +
+              where(timingField, "reconstructed");
+  if (f.nested)
+    timing += "; calls made inside an MPI-IO call" + (innerField.empty() ? "" : " (" + std::string(innerField) + ")") +
+              " are drawn inside it" + (parentField.empty() ? "" : " (" + std::string(parentField) + ")") +
+              ", clipped to its end";
+  if (f.untimed)
+    timing += "; calls without recorded timing are drawn 1 us long" + where(timingField, "nominal");
+  return timing;
+}
+
+bool isIoOperation(const Call &call) { return call.bytes && direction(call.event->op) != Direction::None; }
 
 std::optional<int64_t> evalParam(const Trace &trace, const Call &call, std::string_view name) {
   const Param *p = call.event->param(name);

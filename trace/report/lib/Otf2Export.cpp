@@ -17,6 +17,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 #endif
 
 namespace sio::report {
@@ -66,6 +67,28 @@ uint8_t paradigmOf(Layer layer) {
   }
 }
 
+/// The region's role: synchronization and collectives for the sync layer
+/// (MPI_Barrier is a barrier, not file I/O), FILE_IO for reads and writes,
+/// FILE_IO_METADATA for the other file calls (open, seek, close, stat, ...).
+OTF2_RegionRole regionRole(std::string_view op, Layer layer) {
+  if (layer == Layer::SYNC) {
+    if (op == "MPI_Barrier" || op == "MPI_Ibarrier")
+      return OTF2_REGION_ROLE_BARRIER;
+    if (op.starts_with("MPI_Bcast") || op.starts_with("MPI_Scatter"))
+      return OTF2_REGION_ROLE_COLL_ONE2ALL;
+    if (op.starts_with("MPI_Reduce") || op.starts_with("MPI_Gather"))
+      return OTF2_REGION_ROLE_COLL_ALL2ONE;
+    if (op.starts_with("MPI_All"))
+      return OTF2_REGION_ROLE_COLL_ALL2ALL;
+    if (op.starts_with("MPI_Comm_") || op.starts_with("MPI_Cart_") || op.starts_with("MPI_Intercomm_"))
+      return OTF2_REGION_ROLE_COLL_OTHER; // communicator construction is collective
+    return OTF2_REGION_ROLE_FUNCTION;     // MPI_Dims_create, datatype constructors
+  }
+  if (direction(op) != Direction::None)
+    return OTF2_REGION_ROLE_FILE_IO;
+  return OTF2_REGION_ROLE_FILE_IO_METADATA;
+}
+
 } // namespace
 
 ExportStats writeOtf2(const std::string &dir, const Trace &trace, const ExportOptions &options) {
@@ -93,9 +116,14 @@ ExportStats writeOtf2(const std::string &dir, const Trace &trace, const ExportOp
   check(OTF2_Archive_OpenEvtFiles(archive), "open event files");
 
   // Definitions gathered while writing events, written afterwards.
-  std::map<std::string, OTF2_RegionRef> regions;                 // op -> region
+  struct RegionInfo {
+    OTF2_RegionRef ref;
+    Layer layer;
+  };
+  std::map<std::string, RegionInfo> regions;                       // op -> region
   std::map<std::pair<int64_t, uint8_t>, OTF2_IoHandleRef> handles; // (file, paradigm) -> handle
   std::map<int64_t, uint64_t> eventsPerRank;
+  TimelineFlags flags;
   uint64_t end = 0;
 
   for (int64_t r : ranks) {
@@ -104,43 +132,77 @@ ExportStats writeOtf2(const std::string &dir, const Trace &trace, const ExportOp
       throw std::runtime_error("OTF2: cannot open the event writer of rank " + std::to_string(r));
     uint64_t last = 0, events = 0;
     OTF2_ErrorCode err = OTF2_SUCCESS;
+    // The top-level call still open: inner calls (POSIX inside MPI-IO)
+    // follow it and are written inside it, so its Leave waits for them.
+    struct Open {
+      OTF2_RegionRef region;
+      uint64_t end;
+      std::optional<std::pair<OTF2_IoHandleRef, uint64_t>> io; // handle, bytes
+      uint64_t seq;
+    };
+    std::optional<Open> open;
+    auto at = [&](double ns) { return last = std::max(last, uint64_t(std::llround(ns))); };
+    auto leave = [&](const Open &call) {
+      const uint64_t t1 = at(double(call.end));
+      if (call.io && err == OTF2_SUCCESS)
+        err = OTF2_EvtWriter_IoOperationComplete(w, nullptr, t1, call.io->first, call.io->second, call.seq);
+      if (err == OTF2_SUCCESS)
+        err = OTF2_EvtWriter_Leave(w, nullptr, t1, call.region);
+      end = std::max(end, t1);
+    };
+    auto close = [&] {
+      if (open)
+        leave(*open);
+      open.reset();
+    };
     bool complete = expandRank(trace, r, options.maxCallsPerRank, [&](const Call &c) {
       const Event &ev = *c.event;
-      auto [rit, addedRegion] = regions.emplace(ev.op, OTF2_RegionRef(regions.size()));
-      // Non-decreasing integer nanoseconds per location.
-      uint64_t t0 = std::max(last, uint64_t(std::llround(c.startNs)));
-      uint64_t t1 = std::max(t0, uint64_t(std::llround(c.startNs + c.durationNs)));
-      last = t1;
-      end = std::max(end, t1);
+      flags.perRank |= c.perRank;
+      flags.merged |= c.timed && !c.perRank;
+      flags.reconstructed |= c.reconstructed;
+      flags.nested |= c.parentSeq.has_value();
+      flags.untimed |= !c.timed;
+      if (!c.parentSeq)
+        close();
+      auto [rit, addedRegion] = regions.emplace(ev.op, RegionInfo{OTF2_RegionRef(regions.size()), ev.layer});
       if (++stats.calls > options.maxTotalCalls && options.maxTotalCalls)
         throw ExportBudgetExceeded();
+      // Non-decreasing integer nanoseconds per location.
+      const uint64_t t0 = at(c.startNs);
+      const uint64_t t1 = std::max(t0, uint64_t(std::llround(c.startNs + c.durationNs)));
       if (err == OTF2_SUCCESS)
-        err = OTF2_EvtWriter_Enter(w, nullptr, t0, rit->second);
-      ++events;
-      Direction dir = direction(ev.op);
-      if (dir != Direction::None && c.bytes && c.file && !ev.inner) {
-        auto key = std::pair(*c.file, paradigmOf(ev.layer));
+        err = OTF2_EvtWriter_Enter(w, nullptr, t0, rit->second.ref);
+      events += 2; // Enter and Leave
+      std::optional<std::pair<OTF2_IoHandleRef, uint64_t>> io;
+      if (isIoOperation(c)) {
+        // Reads and writes without a known file go to one "(unknown file)"
+        // handle per paradigm, so that both exports count the same operations.
+        auto key = std::pair(c.file.value_or(-1), paradigmOf(ev.layer));
         auto [hit, addedHandle] = handles.emplace(key, OTF2_IoHandleRef(handles.size()));
-        uint64_t bytes = *c.bytes > 0 ? uint64_t(*c.bytes) : 0;
-        OTF2_IoOperationMode mode = dir == Direction::Read ? OTF2_IO_OPERATION_MODE_READ : OTF2_IO_OPERATION_MODE_WRITE;
+        const uint64_t bytes = *c.bytes > 0 ? uint64_t(*c.bytes) : 0;
+        const OTF2_IoOperationMode mode =
+            direction(ev.op) == Direction::Read ? OTF2_IO_OPERATION_MODE_READ : OTF2_IO_OPERATION_MODE_WRITE;
         if (err == OTF2_SUCCESS)
-          err = OTF2_EvtWriter_IoOperationBegin(w, nullptr, t0, hit->second, mode, OTF2_IO_OPERATION_FLAG_NONE,
-                                                bytes, c.seq);
-        if (err == OTF2_SUCCESS)
-          err = OTF2_EvtWriter_IoOperationComplete(w, nullptr, t1, hit->second, bytes, c.seq);
+          err = OTF2_EvtWriter_IoOperationBegin(w, nullptr, t0, hit->second, mode, OTF2_IO_OPERATION_FLAG_NONE, bytes,
+                                                c.seq);
+        io = std::pair(hit->second, bytes);
         events += 2;
         ++stats.ioOperations;
       }
-      if (err == OTF2_SUCCESS)
-        err = OTF2_EvtWriter_Leave(w, nullptr, t1, rit->second);
-      ++events;
+      if (c.parentSeq)
+        leave(Open{rit->second.ref, t1, io, c.seq}); // nothing nests in an inner call
+      else
+        open = Open{rit->second.ref, t1, io, c.seq};
     });
+    close();
     check(err, "writing events");
     stats.truncated |= !complete;
     eventsPerRank[r] = events;
     check(OTF2_Archive_CloseEvtWriter(archive, w), "close event writer");
   }
   check(OTF2_Archive_CloseEvtFiles(archive), "close event files");
+  // What the timestamps are: the archive's description (otf2-print -A).
+  check(OTF2_Archive_SetDescription(archive, timelineTimingNote(trace, flags, "", "", "", "").c_str()), "description");
 
   // Local definition files are required even when empty.
   check(OTF2_Archive_OpenDefFiles(archive), "open definition files");
@@ -168,7 +230,7 @@ ExportStats writeOtf2(const std::string &dir, const Trace &trace, const ExportOp
   };
   OTF2_StringRef empty = str("");
   OTF2_StringRef node = str("node"), machine = str(program);
-  for (const auto &[op, ref] : regions)
+  for (const auto &[op, info] : regions)
     str(op);
   const char *paradigmIds[] = {"MPI-IO", "POSIX", "ISOC"};
   const char *paradigmNames[] = {"MPI I/O", "POSIX I/O", "ISO C I/O"};
@@ -179,7 +241,7 @@ ExportStats writeOtf2(const std::string &dir, const Trace &trace, const ExportOp
   std::map<int64_t, std::string> fileNames;
   for (const auto &[key, ref] : handles) {
     const FileEntry *f = trace.file(key.first);
-    fileNames[key.first] = f ? f->formatStr() : "f" + std::to_string(key.first);
+    fileNames[key.first] = f ? f->formatStr() : key.first < 0 ? "(unknown file)" : "f" + std::to_string(key.first);
     str(fileNames[key.first]);
   }
   for (int64_t r : ranks)
@@ -199,15 +261,17 @@ ExportStats writeOtf2(const std::string &dir, const Trace &trace, const ExportOp
           "location");
   }
   // Definitions of each kind go in reference order (otf2-print warns otherwise).
-  std::vector<std::pair<OTF2_RegionRef, std::string>> regionOrder;
-  for (const auto &[op, ref] : regions)
-    regionOrder.emplace_back(ref, op);
+  std::vector<std::pair<OTF2_RegionRef, std::pair<std::string, Layer>>> regionOrder;
+  for (const auto &[op, info] : regions)
+    regionOrder.emplace_back(info.ref, std::pair(op, info.layer));
   std::sort(regionOrder.begin(), regionOrder.end());
-  for (const auto &[ref, op] : regionOrder)
-    check(OTF2_GlobalDefWriter_WriteRegion(g, ref, s(op), s(op), empty, OTF2_REGION_ROLE_FILE_IO,
+  for (const auto &[ref, what] : regionOrder) {
+    const auto &[op, layer] = what;
+    check(OTF2_GlobalDefWriter_WriteRegion(g, ref, s(op), s(op), empty, regionRole(op, layer),
                                            op.starts_with("MPI_") ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_UNKNOWN,
                                            OTF2_REGION_FLAG_NONE, empty, 0, 0),
           "region");
+  }
   for (uint8_t p = 0; p < 3; ++p)
     check(OTF2_GlobalDefWriter_WriteIoParadigm(g, p, s(paradigmIds[p]), s(paradigmNames[p]),
                                                p == 0 ? OTF2_IO_PARADIGM_CLASS_PARALLEL : OTF2_IO_PARADIGM_CLASS_SERIAL,

@@ -13,7 +13,7 @@ namespace sio::trace {
 
 /// The version this build writes. Readers accept any minor version of the
 /// same major and refuse other majors.
-inline constexpr FormatVersion kFormatVersion{1, 0};
+inline constexpr FormatVersion kFormatVersion{1, 1};
 
 /// A trace that cannot be read: names the file and the JSON path of the field
 /// at fault, e.g. `t.json: /body/3/params/offset: expected ...`.

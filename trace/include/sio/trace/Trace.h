@@ -5,6 +5,7 @@
 
 #include "sio/trace/Expr.h"
 #include "sio/trace/RankList.h"
+#include "sio/trace/RankTiming.h"
 #include "sio/trace/Timing.h"
 
 #include <cstdint>
@@ -74,6 +75,10 @@ struct Event {
   std::vector<Param> params; ///< in the function's parameter order
   TimingStats compute;     ///< time since the previous event on the rank
   TimingStats duration;    ///< time inside the call
+  /// Per-rank count, mean, min, max of compute and duration (RankTiming.h);
+  /// empty when every rank of the node falls in one group (or unknown:
+  /// older and extrapolated traces): then every rank uses the stats above.
+  std::vector<RankTiming> rankTiming;
 
   const Param *param(std::string_view name) const;
   Param *param(std::string_view name);
@@ -188,7 +193,7 @@ struct ObjectEntry {
 
 struct FormatVersion {
   uint32_t major = 1;
-  uint32_t minor = 0;
+  uint32_t minor = 1; ///< a trace made in memory is of the version this build writes (Json.h kFormatVersion)
   friend bool operator==(const FormatVersion &, const FormatVersion &) = default;
 };
 

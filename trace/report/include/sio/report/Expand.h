@@ -29,17 +29,40 @@ struct Call {
   std::optional<int64_t> file;   ///< files table id, directly or through the handle
   std::optional<int64_t> offset; ///< explicit offset, else the tracked position (bytes)
   std::optional<int64_t> bytes;  ///< bytes moved by a read or write
-  /// Reconstructed timeline (ns from the rank's first call): the gap before
-  /// the call and its duration are the means of the event's timing
-  /// statistics. Exact where the statistics hold one sample; a call without
-  /// statistics is drawn 1 us long (timed = false).
+  /// Reconstructed timeline (whole ns from the rank's first call): the gap
+  /// before the call and its duration are the means of the rank's own
+  /// timing group (Event::rankTiming) when the trace has one, else of the
+  /// event's statistics merged over all its ranks. Exact where that holds
+  /// one sample; a call without statistics is drawn 1 us long (timed =
+  /// false). An inner call (POSIX inside MPI-IO) is placed inside the call
+  /// it follows: its gap counts from that call's start (or the previous
+  /// inner call's end), and it is clipped to end within that call.
   double startNs = 0;
   double durationNs = 0;
   bool timed = false;         ///< the event has duration statistics
   bool reconstructed = false; ///< from merged statistics (count > 1), not one sample
+  bool perRank = false;       ///< the times are this rank's own (rank timing), not all ranks' merged
+  /// Nested in the preceding top-level call (an inner call that has one):
+  /// that call's seq; nullopt for top-level calls.
+  std::optional<uint64_t> parentSeq;
 
   trace::ExprEnv env(int64_t nranks) const { return {rank, nranks, indices}; }
 };
+
+/// A read or write with a known byte count: what the exports count as an
+/// I/O operation (OTF2 IoOperationBegin/Complete), inner calls included.
+bool isIoOperation(const Call &call);
+
+/// What a timeline's times are, for its metadata (Chrome otherData.timing,
+/// the OTF2 archive's description): reconstructed, per rank or merged,
+/// nested, nominal; the `*Field` names say where each call says so (empty:
+/// not said per call).
+struct TimelineFlags {
+  bool perRank = false, merged = false, reconstructed = false, nested = false, untimed = false;
+};
+std::string timelineTimingNote(const trace::Trace &trace, const TimelineFlags &flags, std::string_view sourceField,
+                               std::string_view timingField, std::string_view innerField,
+                               std::string_view parentField);
 
 /// Evaluates a parameter for the call; nullopt when missing, a string, or not
 /// an integer for this rank.
