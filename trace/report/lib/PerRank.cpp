@@ -23,6 +23,18 @@ double RankRow::ioNs() const { return dataNs() + classNs[size_t(IoClass::Metadat
 
 namespace {
 
+/// A trace the runtime wrote at format 1.1 or later records per-rank
+/// timing: at finalize every rank's statistics are its own, and the merge
+/// keeps them apart (`rank_timing`) wherever the ranks' time in an event
+/// differs by 5% of a rank's traced time or more (docs/trace-format.md), so
+/// the merged statistics of an event without groups are every rank's to
+/// within that. An extrapolated trace has none (sio-extrap says so).
+bool recordsRankTiming(const Trace &t) {
+  const FormatVersion &v = t.header.version;
+  return (v.major > 1 || (v.major == 1 && v.minor >= 1)) && t.header.generator.rfind("sio-runtime", 0) == 0 &&
+         !t.header.metadata.count("per_rank_timing");
+}
+
 void timedEvents(const std::vector<Node> &body, bool &any, bool &merged, bool &untimed) {
   for (const Node &n : body) {
     if (n.isLoop()) {
@@ -44,22 +56,22 @@ void timedEvents(const std::vector<Node> &body, bool &any, bool &merged, bool &u
 } // namespace
 
 // The one place the rank table learns how far its times are a rank's own.
-// The runtime merges each event's statistics over the ranks that share it,
-// so a rank's time is the sum of its calls' means over those ranks: it tells
-// ranks that make different calls apart, not a straggler among ranks making
-// the same ones. When the trace records per-rank timing (issue 32, the
-// timeline work), read it here and return PerRank.
+// Without per-rank timing (older traces, extrapolated ones) an event's
+// statistics are merged over the ranks that share it, so a rank's time is
+// the sum of its calls' means over those ranks: it tells ranks that make
+// different calls apart, not a straggler among ranks making the same ones.
 RankTiming rankTiming(const Trace &t) {
   bool any = false, merged = false, untimed = false;
   timedEvents(t.body, any, merged, untimed);
+  if (recordsRankTiming(t))
+    merged = false;
   return !any ? RankTiming::None : untimed ? RankTiming::Partial : merged ? RankTiming::Merged : RankTiming::PerRank;
 }
 
-// Today the mean of the call's event statistics (Expand.cpp), which is the
-// rank's own where rankTiming() says PerRank. Per-rank timing recorded in the
-// trace would be read here for the call's rank (and rankTiming() return
-// PerRank); the rank table, its ordering, the imbalance and the aggregate
-// bandwidth follow from it.
+// The call's duration as Expand.cpp gives it for its rank: the rank's own
+// group of `rank_timing` where the trace kept one (Call::perRank), else the
+// event's statistics. The rank table, its ordering, the imbalance and the
+// aggregate bandwidth follow from it.
 std::optional<double> rankCallNs(const Trace &t, const Call &c) {
   (void)t;
   if (!c.timed)
