@@ -8,6 +8,7 @@
 #include "Recorder.h"
 
 #include <functional>
+#include <string>
 #include <gtest/gtest.h>
 #include <random>
 
@@ -67,12 +68,14 @@ struct HeaderProgram {
 
 /// Per-rank traces merged over a binomial tree as capture does it, then
 /// finalized; every rank must replay exactly what it was fed.
-Trace traceAt(const HeaderProgram &program, int64_t n) {
+/// The merged trace of n ranks, each running `run(recorder, rank)`; every
+/// rank's expansion must give back the events it fed.
+Trace mergedTrace(int64_t n, const std::function<void(Recorder &, int64_t)> &run, const std::string &what) {
   std::vector<Trace> level;
   std::vector<std::vector<FlatEvent>> fed;
   for (int64_t r = 0; r < n; ++r) {
     Recorder rec;
-    program.run(rec, r, n);
+    run(rec, r);
     Trace t;
     t.header.nranks = n;
     t.body = rec.compressor.finish(r, n);
@@ -85,8 +88,12 @@ Trace traceAt(const HeaderProgram &program, int64_t n) {
   Trace t = std::move(level[0]);
   finalizeMerged(t);
   for (int64_t r = 0; r < n; ++r)
-    EXPECT_EQ(expandRank(t, r), fed[size_t(r)]) << "rank " << r << " of " << n;
+    EXPECT_EQ(expandRank(t, r), fed[size_t(r)]) << what << "rank " << r << " of " << n;
   return t;
+}
+
+Trace traceAt(const HeaderProgram &program, int64_t n) {
+  return mergedTrace(n, [&](Recorder &rec, int64_t r) { program.run(rec, r, n); }, "");
 }
 
 /// Every value of the loop and its write: at most two entries, the second
@@ -255,26 +262,14 @@ TEST(Split, BlockRemainderOffsetsAreTwoRunsOfRanks) {
   for (int64_t len : {506, 505, 96506}) {
     for (int64_t n : {4, 8, 12, 16, 32, 64}) {
       const int64_t q = len / n, rem = len % n;
-      std::vector<Trace> level;
-      std::vector<std::vector<FlatEvent>> fed;
-      for (int64_t r = 0; r < n; ++r) {
-        Recorder rec;
-        const int64_t start = r * q + std::min(r, rem);
-        rec.write(8 * start, 7, q + (r < rem));
-        Trace t;
-        t.header.nranks = n;
-        t.body = rec.compressor.finish(r, n);
-        level.push_back(std::move(t));
-        fed.push_back(rec.fed);
-      }
-      for (size_t step = 1; step < level.size(); step *= 2)
-        for (size_t k = 0; k + step < level.size(); k += 2 * step)
-          level[k] = mergeTraces(std::move(level[k]), std::move(level[k + step]));
-      Trace t = std::move(level[0]);
-      finalizeMerged(t);
       const std::string what = "len " + std::to_string(len) + " n " + std::to_string(n);
-      for (int64_t r = 0; r < n; ++r)
-        EXPECT_EQ(expandRank(t, r), fed[size_t(r)]) << what << " rank " << r;
+      Trace t = mergedTrace(
+          n,
+          [&](Recorder &rec, int64_t r) {
+            const int64_t start = r * q + std::min(r, rem);
+            rec.write(8 * start, 7, q + (r < rem));
+          },
+          what + " ");
       const Param *offset = t.body.at(0).event().param("offset");
       if (rem == 0) {
         EXPECT_EQ(offset->value.entries().size(), 1u) << what;
