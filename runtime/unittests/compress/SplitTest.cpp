@@ -8,9 +8,9 @@
 #include "Recorder.h"
 
 #include <functional>
-#include <string>
 #include <gtest/gtest.h>
 #include <random>
+#include <string>
 
 namespace sio::rt::test {
 namespace {
