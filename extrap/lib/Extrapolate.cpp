@@ -706,11 +706,24 @@ private:
     for (const Expr *e : values)
       shown.push_back(e->str());
     Expr result;
+    // An ambiguous coefficient is reported only when every other one fits:
+    // a term that fits no model means the formula's shape changes between
+    // inputs (`rank % 2` at N=8, `rank % 4` at N=16), which the callers'
+    // structural fits (grid coordinates) model as a whole; an ambiguity met
+    // first must not hide that (c1-cart-subarray: `16*(rank / dims[0])`).
+    std::optional<AmbiguityError> ambiguity;
     for (auto &[m, v] : coefficients) {
       v.resize(values.size());
       std::vector<std::string> tried;
       std::string term = m.empty() ? "the constant term" : "the coefficient of " + Expr::ofMonomial(m).str();
-      auto c = fitCoefficient(ns, v, what + " (" + term + ") of " + where, &tried);
+      std::optional<Expr> c;
+      try {
+        c = fitCoefficient(ns, v, what + " (" + term + ") of " + where, &tried);
+      } catch (const AmbiguityError &e) {
+        if (!ambiguity)
+          ambiguity = e;
+        continue;
+      }
       if (!c) {
         if (ns.size() != ns_.size()) { // a subset of the inputs: label them here
           std::string msg = "cannot extrapolate " + what + " (" + term + ") of " + where + "\n  values per input:";
@@ -722,6 +735,8 @@ private:
       }
       result = result + *c * Expr::ofMonomial(m);
     }
+    if (ambiguity)
+      throw *ambiguity;
     return result;
   }
 

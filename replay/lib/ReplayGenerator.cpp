@@ -10,6 +10,7 @@
 #include "sio/trace/Summary.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <functional>
@@ -1061,8 +1062,8 @@ private:
   /// replay writes once per rank group would give each group's calls a site
   /// of its own (8 entries in the application's comm table, 14 in its
   /// replay's). All the calls of one application site go through one
-  /// function of the replay; `lines` call the constructor by its MPI name,
-  /// which becomes the function's.
+  /// function of the replay (makeCommSplitAtSite0, ...); `lines` call the
+  /// constructor by its MPI name, which becomes the function's.
   std::vector<std::string> throughCommMaker(const Event &e, std::vector<std::string> lines) {
     static const std::map<std::string, std::pair<std::string, std::string>> kSignatures = {
         {"MPI_Comm_split", {"MPI_Comm comm, int color, int key, MPI_Comm *newcomm", "comm, color, key, newcomm"}},
@@ -1090,7 +1091,13 @@ private:
     const auto key = std::make_pair(e.op, e.site);
     auto it = commMakers_.find(key);
     if (it == commMakers_.end()) {
-      const std::string name = "makeCommAtSite" + std::to_string(commMakers_.size());
+      // MPI_Cart_create -> makeCartCreateAtSite2: the body still says which
+      // constructor it calls.
+      std::string name = "make";
+      for (size_t k = 4; k < e.op.size(); ++k)
+        if (e.op[k] != '_')
+          name += e.op[k - 1] == '_' ? char(std::toupper(static_cast<unsigned char>(e.op[k]))) : e.op[k];
+      name += "AtSite" + std::to_string(commMakers_.size());
       it = commMakers_.emplace(key, name).first;
       siteFunctionDefs_.comment(e.op + " at " + siteText(e) + ": every communicator the application made there.");
       siteFunctionDefs_.open("int " + name + "(" + signature->second.first + ")");
