@@ -1,8 +1,9 @@
 """Two traces hold the same calls: every rank makes the same calls with the
 same parameters in the same order, however each trace compressed them
 (loops, choice runs). Compares the calls `sio-trace export --format chrome`
-expands, in its order, without their timing, sequence numbers, sites and
-file names (a replay runs under its own root).
+expands, in its order, without their timing (and whether it is the rank's
+own), sequence numbers, sites and file names (a replay runs under its own
+root).
   same_calls.py SIO_TRACE A.json B.json"""
 import json
 import subprocess
@@ -10,7 +11,7 @@ import sys
 import tempfile
 
 sio_trace, a, b = sys.argv[1], sys.argv[2], sys.argv[3]
-IGNORED = {"seq", "site", "path", "file", "timing"}
+IGNORED = {"seq", "parent_seq", "site", "path", "file", "timing", "timing_source"}
 
 
 def calls(trace):
