@@ -1453,16 +1453,22 @@ void writePartial(const char *why, bool fromSignal) {
   State &s = S();
   // A signal that interrupted the runtime itself on this thread: its state
   // may be half-updated, so no partial trace rather than a corrupt one.
-  if (fromSignal && tls.blocked)
+  if (fromSignal && tls.blocked) {
+    messageSignalSafe("sio: warning: no partial trace: the signal interrupted sio's runtime itself\n");
     return;
+  }
   Blocked blk;
   // The drain thread may hold the lock for a moment: wait up to ~2 s for it,
-  // never forever (a signal must not hang the program).
+  // never forever (a signal must not hang the program). A loaded node can
+  // keep the drain thread off the CPU that long: the trace is lost, and the
+  // user is told (seen in a CI run at load ~10).
   bool locked = false;
   for (int i = 0; i < 2000 && !(locked = s.mu.try_lock()); ++i)
     usleep(1000);
-  if (!locked)
+  if (!locked) {
+    messageSignalSafe("sio: warning: no partial trace: the runtime's state stayed locked for 2 s\n");
     return;
+  }
   std::lock_guard lk(s.mu, std::adopt_lock);
   if (s.finished || !s.initialized || s.settings.disable)
     return;
