@@ -1,7 +1,10 @@
 // Timing extrapolation: the one approximate part. Means are fitted against
 // the rank count with the four curves of ScalaTrace (constant, linear,
-// inverse, inverse + constant) by least squares; the best fit is kept and
-// its relative error reported.
+// inverse, inverse + constant) by least squares. The curve is chosen by how
+// well it predicts each input from the others (leave-one-out), not by how
+// close it passes to all of them: a curve other than the constant must halve
+// the constant's error, so noise between a few small inputs is not
+// extrapolated as a trend.
 #pragma once
 
 #include "sio/trace/Timing.h"
@@ -13,9 +16,11 @@
 namespace sio::extrap {
 
 struct TimingFit {
-  std::string model; ///< "constant", "linear", "inverse", "inverse + constant"
+  std::string model;        ///< "constant", "linear", "inverse", "inverse + constant"
   double predicted = 0;     ///< mean at the target rank count (ns)
   double relativeError = 0; ///< RMS residual / mean of the samples
+  /// RMS error of predicting each sample from the others / mean of the samples.
+  double crossValidationError = 0;
 };
 
 TimingFit fitTiming(const std::vector<int64_t> &ranks, const std::vector<double> &means, int64_t target);
