@@ -5,19 +5,9 @@
 namespace sio::replay {
 
 using sio::trace::Atom;
-using sio::trace::ElasticValue;
-using sio::trace::Event;
 using sio::trace::Expr;
-using sio::trace::ExprEnv;
-using sio::trace::Layer;
-using sio::trace::Loop;
-using sio::trace::Node;
-using sio::trace::ObjectEntry;
 using sio::trace::RankList;
 using sio::trace::Rational;
-using sio::trace::TimingStats;
-using sio::trace::Trace;
-using sio::trace::Value;
 
 using detail::join;
 

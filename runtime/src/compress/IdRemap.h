@@ -15,14 +15,10 @@
 
 namespace sio::rt::detail {
 
-using sio::trace::ElasticValue;
 using sio::trace::Expr;
 using sio::trace::FileEntry;
-using sio::trace::Monomial;
 using sio::trace::Node;
 using sio::trace::ObjectEntry;
-using sio::trace::Rational;
-using sio::trace::Trace;
 
 /// What makes two table entries the same entry (names, fields and strings).
 std::string contentKey(const FileEntry &f);

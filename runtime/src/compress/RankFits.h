@@ -13,12 +13,7 @@ namespace sio::rt::detail {
 
 using sio::trace::ElasticValue;
 using sio::trace::Expr;
-using sio::trace::FileEntry;
-using sio::trace::Monomial;
-using sio::trace::Node;
-using sio::trace::ObjectEntry;
 using sio::trace::Rational;
-using sio::trace::Trace;
 
 struct RankPoint {
   int64_t rank;
