@@ -105,11 +105,17 @@ struct FileState {
   std::vector<Piece> shape; ///< the last read's pieces, from its first byte
   int64_t shapeBytes = 0;
   /// After a set_view of a non-contiguous view, while the predictor has
-  /// nothing to predict: the view's first filetype, where MPI puts the file
-  /// pointer (PnetCDF reads there after each set_view; BTIO reads its view
-  /// from its start). One wrong guess stops the guessing for the file.
+  /// nothing to predict: where the next read is likely to be. MPI puts the
+  /// file pointer at 0 of the new view, so the first guess is the view's
+  /// first filetype (PnetCDF reads there, BTIO reads its view from its
+  /// start); later ones are at the view position and of the size of the
+  /// first read after the previous set_view (PnetCDF's rank 0 has the
+  /// header in its view and reads after it). A guess the read after it
+  /// does not hit stops the guessing for the file.
   std::optional<Access> viewGuess;
   std::vector<Piece> viewGuessPieces;
+  int64_t viewGuessLogical = 0;        ///< the guess's view position
+  int64_t guessAt = 0, guessBytes = 0; ///< first read after the last guess: view position, bytes
   bool viewGuessFailed = false;
   /// The file's blocks start at file offsets ≡ -shift (mod block size): the
   /// phase of the first accesses the thread loads, so that a pattern after
@@ -634,6 +640,9 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
         if (!inFlight && G.busy && !predicted) {
           const auto next = upcomingFor(f, 1);
           predicted = !next.empty() && next[0] == Access{where, *bytes};
+          // Or inside the view's guess (the thread loads it whole).
+          if (!*predicted && f.viewGuess && !f.predictor.predicts())
+            predicted = logical >= f.viewGuessLogical && logical + *bytes <= f.viewGuessLogical + f.viewGuess->size;
         }
         if (inFlight || (G.busy && predicted.value_or(false)))
           worst = BlockCache::Lookup::Loading;
@@ -685,7 +694,9 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
     }
   }
   if (f.viewGuess) {
-    f.viewGuessFailed = f.viewGuessFailed || !(*f.viewGuess == Access{where, *bytes});
+    f.viewGuessFailed = f.viewGuessFailed || !hit;
+    f.guessAt = logical;
+    f.guessBytes = *bytes;
     f.viewGuess.reset();
   }
   if (f.enabled) {
@@ -1062,9 +1073,12 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     f->viewGuess.reset();
     if (f->enabled && !f->logicalPlan && !f->viewGuessFailed && f->view && !f->view->contiguous() &&
         f->view->size > 0 && !f->predictor.predicts()) {
-      f->viewGuessPieces = f->view->map(0, f->view->size);
+      const int64_t at = f->guessBytes > 0 ? f->guessAt : 0;
+      const int64_t size = f->guessBytes > 0 ? f->guessBytes : f->view->size;
+      f->viewGuessPieces = f->view->map(at, size);
+      f->viewGuessLogical = at;
       if (!f->viewGuessPieces.empty())
-        f->viewGuess = Access{f->viewGuessPieces.front().offset, f->view->size};
+        f->viewGuess = Access{f->viewGuessPieces.front().offset, size};
     }
     f->c.setViewNs += nowNs() - t0;
     f->c.setViewMpiNs += t1 - t0;

@@ -9,6 +9,9 @@
  *                   ghost-celled arrays' interiors)
  *   struct-at       the same memory type, independent MPI_File_read_at
  *   struct-iread    the same, MPI_File_iread_at + MPI_Wait
+ *   struct-pnetcdf  the same, MPI_File_read_at_all, and rank 0's view has
+ *                   the header (--header bytes) before the variables and
+ *                   it reads after it, as PnetCDF's ncmpio_file_set_view
  *   subarray-all    BTIO: one subarray view of the 3-D array, one
  *                   MPI_File_read_all per step into a subarray of a
  *                   ghost-celled array (the next step follows in the file)
@@ -125,6 +128,18 @@ static void structReads(const char *mode) {
     MPI_Datatype types[2] = {sub, sub};
     MPI_Type_create_struct(2, bl, disp, types, &file);
     MPI_Type_commit(&file);
+    MPI_Offset at = 0;
+    if (!strcmp(mode, "struct-pnetcdf") && rank == 0 && header > 0) {
+      /* PnetCDF's root keeps the whole header in its view */
+      int rbl[2] = {header, 1};
+      MPI_Aint rdisp[2] = {0, 0};
+      MPI_Datatype rtypes[2] = {MPI_BYTE, file}, root;
+      MPI_Type_create_struct(2, rbl, rdisp, rtypes, &root);
+      MPI_Type_commit(&root);
+      MPI_Type_free(&file);
+      file = root;
+      at = header;
+    }
     MPI_File_set_view(fh, 0, MPI_BYTE, file, "native", MPI_INFO_NULL);
     MPI_Type_free(&sub);
     MPI_Type_free(&file);
@@ -134,6 +149,8 @@ static void structReads(const char *mode) {
     int rc;
     if (!strcmp(mode, "struct-at")) {
       rc = MPI_File_read_at(fh, 0, mem, memCount, memType, &st);
+    } else if (!strcmp(mode, "struct-pnetcdf")) {
+      rc = MPI_File_read_at_all(fh, at, mem, memCount, memType, &st);
     } else if (!strcmp(mode, "struct-iread")) {
       MPI_Request req;
       rc = MPI_File_iread_at(fh, 0, mem, memCount, memType, &req);
