@@ -187,6 +187,15 @@ def main():
                           f"prefetched {tot['prefetched_bytes'] / read:.2f} x the bytes read, "
                           f"wasted {100 * tot['wasted_bytes'] / read:.2f} % of the bytes read, "
                           f"modes {sorted(set(l.split(' mode ')[1].split()[0] for l in lines))}")
+                    # Where the read time of served reads went (per rank, mean).
+                    nr = len(lines)
+                    if "served_us" in tot:
+                        print(f"#   per rank (mean): in the library for served reads "
+                              f"{tot['served_us'] / nr / 1e3:.1f} ms (waiting for the thread "
+                              f"{tot['wait_us'] / nr / 1e3:.1f}, copying {tot['copy_us'] / nr / 1e3:.1f}), "
+                              f"count-0 collectives of served reads {tot['served_mpi_us'] / nr / 1e3:.1f} ms, "
+                              f"set_view {tot['set_view_us'] / nr / 1e3:.1f} ms "
+                              f"(in PMPI_File_set_view {tot.get('set_view_mpi_us', 0) / nr / 1e3:.1f})")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -60,7 +61,20 @@ struct Counters {
   uint64_t hitBytes = 0, missBytes = 0, prefetchedBytes = 0, wastedBytes = 0, lateBytes = 0;
   uint64_t prefetchErrors = 0;
   uint64_t wakeups = 0; ///< reads that woke the prefetch thread
+  /// Where the time of served reads goes (docs/prefetch.md, "Counters"):
+  /// inside the library for reads the cache served, waiting for the
+  /// prefetch thread, copying out of the cache, in the count-0 collective a
+  /// served rank still enters; and in MPI_File_set_view (all of it, and
+  /// the part in PMPI_File_set_view: a collective, ROMIO ends it with a
+  /// barrier).
+  uint64_t servedNs = 0, waitNs = 0, copyNs = 0, servedMpiNs = 0, setViewNs = 0, setViewMpiNs = 0;
 };
+
+uint64_t nowNs() {
+  return uint64_t(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
 
 struct FileState {
   uint64_t id = 0;
@@ -90,6 +104,26 @@ struct FileState {
   bool awaitView = false;
   std::vector<Piece> shape; ///< the last read's pieces, from its first byte
   int64_t shapeBytes = 0;
+  /// After a set_view of a non-contiguous view, while the predictor has
+  /// nothing to predict: where the next read is likely to be. MPI puts the
+  /// file pointer at 0 of the new view, so the first guess is the view's
+  /// first filetype (PnetCDF reads there, BTIO reads its view from its
+  /// start); later ones are at the view position and of the size of the
+  /// first read after the previous set_view (PnetCDF's rank 0 has the
+  /// header in its view and reads after it). A guess the read after it
+  /// does not hit stops the guessing for the file.
+  std::optional<Access> viewGuess;
+  std::vector<Piece> viewGuessPieces;
+  int64_t viewGuessLogical = 0;        ///< the guess's view position
+  int64_t guessAt = 0, guessBytes = 0; ///< first read after the last guess: view position, bytes
+  bool viewGuessFailed = false;
+  /// The file's blocks start at file offsets ≡ -shift (mod block size): the
+  /// phase of the first accesses the thread loads, so that a pattern after
+  /// a header (PnetCDF's variables start at 512) does not straddle two
+  /// blocks per block-sized piece. Fixed before the file's first block is
+  /// claimed; cache offset = file offset + shift.
+  int64_t shift = 0;
+  bool shiftFixed = false;
   /// The plan's shift onto this rank from the signature's rank rule, known
   /// before the first read; nullopt: the first read places it.
   std::optional<int64_t> placed;
@@ -315,6 +349,8 @@ void chooseSignature(FileState &f, const std::string &sigPath) {
 std::vector<Piece> piecesFor(const FileState &f, const Access &a) {
   if (f.logicalPlan)
     return f.view ? f.view->map(a.offset, a.size) : std::vector<Piece>{};
+  if (f.viewGuess && a == *f.viewGuess && !f.predictor.predicts())
+    return f.viewGuessPieces;
   std::vector<Piece> out;
   if (f.shapeBytes == a.size && f.shape.size() > 1) {
     out.reserve(f.shape.size());
@@ -337,11 +373,41 @@ std::vector<Piece> piecesFor(const FileState &f, const Access &a) {
 /// Whether the cache can hold every block of a read at once. A read that
 /// spans more blocks than the cache has is never prefetched nor waited for:
 /// it goes to MPI (loading it would evict its own first blocks).
-bool fitsInCache(const std::vector<Piece> &pieces) {
+bool fitsInCache(const FileState &f, const std::vector<Piece> &pieces) {
   size_t blocks = 0;
   for (const Piece &p : pieces)
-    blocks += g().cache->blocksSpanned(p.offset, p.length);
+    blocks += g().cache->blocksSpanned(p.offset + f.shift, p.length);
   return blocks <= g().cache->capacityBlocks();
+}
+
+/// The file's next `n` expected accesses: the predictor's, or, while it has
+/// none, the view's guess. Under G.mu.
+std::vector<Access> upcomingFor(const FileState &f, size_t n) {
+  if (f.predictor.predicts() || !f.viewGuess || n == 0)
+    return f.predictor.upcoming(n);
+  return {*f.viewGuess};
+}
+
+/// The block phase of a file's first predicted accesses: the one most of
+/// their bytes start at (a header read among them does not decide it).
+void fixShift(FileState &f, const std::vector<Access> &next) {
+  const int64_t bs = int64_t(g().cache->blockSize());
+  std::vector<std::pair<int64_t, int64_t>> phases; // (phase, bytes)
+  for (const Access &a : next)
+    for (const Piece &p : piecesFor(f, a)) {
+      const int64_t phase = p.offset % bs;
+      auto it = std::find_if(phases.begin(), phases.end(), [&](const auto &e) { return e.first == phase; });
+      if (it == phases.end())
+        phases.push_back({phase, p.length});
+      else
+        it->second += p.length;
+    }
+  if (phases.empty())
+    return;
+  const auto best =
+      std::max_element(phases.begin(), phases.end(), [](const auto &x, const auto &y) { return x.second < y.second; });
+  f.shift = (bs - best->first) % bs;
+  f.shiftFixed = true;
 }
 
 /// Whether a cached block belongs to the next access some file's predictor
@@ -359,11 +425,11 @@ bool inFrontAccess(const BlockKey &key) {
       continue;
     if (!o.enabled || o.atomic)
       return false;
-    const auto front = o.predictor.upcoming(1);
+    const auto front = upcomingFor(o, 1);
     if (front.empty())
       return false;
     for (const Piece &p : piecesFor(o, front[0]))
-      if (key.block >= p.offset / bs && key.block <= (p.offset + p.length - 1) / bs)
+      if (key.block >= (p.offset + o.shift) / bs && key.block <= (p.offset + o.shift + p.length - 1) / bs)
         return true;
     return false;
   }
@@ -379,14 +445,17 @@ void prefetchLoop() {
       FileState &f = *fp;
       if (!f.enabled || f.atomic || (f.logicalPlan && !f.view) || f.awaitView)
         continue;
-      const auto next = f.predictor.upcoming(f.distance);
+      const auto next = upcomingFor(f, f.distance);
       const int64_t bs = int64_t(G.cache->blockSize());
+      if (!f.shiftFixed && !next.empty())
+        fixShift(f, next);
+      const int64_t sh = f.shift;
       for (const Access &a : next) {
         const auto pieces = piecesFor(f, a);
-        if (pieces.empty() || !fitsInCache(pieces))
+        if (pieces.empty() || !fitsInCache(f, pieces))
           continue; // read through MPI (tryServe): never prefetched
         for (const Piece &p : pieces) {
-          for (int64_t b = p.offset / bs; b <= (p.offset + p.length - 1) / bs; ++b) {
+          for (int64_t b = (p.offset + sh) / bs; b <= (p.offset + sh + p.length - 1) / bs; ++b) {
             const BlockKey key{f.id, b};
             if (G.cache->contains(key))
               continue;
@@ -406,10 +475,10 @@ void prefetchLoop() {
             size_t runLength = 1;
             for (size_t pi = size_t(&p - pieces.data()); runLength < kMaxRunBlocks; ++runLength) {
               const int64_t nb = b + int64_t(runLength);
-              while (pi < pieces.size() && (pieces[pi].offset + pieces[pi].length - 1) / bs < nb)
+              while (pi < pieces.size() && (pieces[pi].offset + sh + pieces[pi].length - 1) / bs < nb)
                 ++pi;
               const BlockKey k2{f.id, nb};
-              if (pi == pieces.size() || pieces[pi].offset / bs > nb || G.cache->contains(k2) ||
+              if (pi == pieces.size() || (pieces[pi].offset + sh) / bs > nb || G.cache->contains(k2) ||
                   G.cache->claim(k2, f.generation) != BlockCache::Claim::Claimed)
                 break;
               run[runLength] = k2;
@@ -419,8 +488,15 @@ void prefetchLoop() {
             struct iovec iov[kMaxRunBlocks];
             for (size_t i = 0; i < runLength; ++i)
               iov[i] = {G.cache->buffer(run[i]), size_t(bs)};
+            // Block b holds file bytes from b*bs - shift; block 0's first
+            // `skip` bytes are before the file's start (never asked for).
+            const int64_t skip = b * bs < sh ? sh - b * bs : 0;
+            iov[0].iov_base = static_cast<char *>(iov[0].iov_base) + skip;
+            iov[0].iov_len -= size_t(skip);
             lock.unlock();
-            ssize_t n = ::preadv(keep->fd, iov, int(runLength), off_t(b * bs));
+            ssize_t n = ::preadv(keep->fd, iov, int(runLength), off_t(b * bs - sh + skip));
+            if (n >= 0)
+              n += skip;
             lock.lock();
             for (size_t i = 0; i < runLength; ++i) {
               if (n < 0) {
@@ -431,7 +507,7 @@ void prefetchLoop() {
               if (G.cache->fill(run[i], keep->generation, size_t(valid)))
                 // (The file's generation now: a drop while the block loaded
                 // bumped it, and the block, read before the drop, is refused.)
-                keep->c.prefetchedBytes += uint64_t(valid);
+                keep->c.prefetchedBytes += uint64_t(std::max<int64_t>(0, valid - (i == 0 ? skip : 0)));
             }
             if (n < 0)
               ++keep->c.prefetchErrors; // never seen by the application
@@ -532,14 +608,18 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
   // What the predictor follows: the logical position for a logical plan,
   // else the file offset of the read's first byte.
   const int64_t where = f.logicalPlan ? logical : pieces.front().offset;
+  int64_t sh = f.shift; // fixed by the prefetch thread's first load: read again after a wait
   ++f.c.reads;
   bool hit = false, late = false;
   std::optional<bool> predicted; // this read is the predictor's next access
-  if (f.enabled && !f.atomic && fitsInCache(pieces)) {
+  const uint64_t start = nowNs();
+  uint64_t waited = 0;
+  if (f.enabled && !f.atomic && fitsInCache(f, pieces)) {
     for (;;) {
+      sh = f.shift;
       BlockCache::Lookup worst = BlockCache::Lookup::Hit;
       for (const Piece &p : pieces) {
-        auto l = G.cache->lookup(f.id, p.offset, p.length);
+        auto l = G.cache->lookup(f.id, p.offset + sh, p.length);
         if (l == BlockCache::Lookup::Miss) {
           worst = l;
           break;
@@ -556,10 +636,13 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
         // going idle wakes us (then the rest is a miss).
         bool inFlight = false;
         for (const Piece &p : pieces)
-          inFlight = inFlight || G.cache->anyLoading(f.id, p.offset, p.length);
+          inFlight = inFlight || G.cache->anyLoading(f.id, p.offset + sh, p.length);
         if (!inFlight && G.busy && !predicted) {
-          const auto next = f.predictor.upcoming(1);
+          const auto next = upcomingFor(f, 1);
           predicted = !next.empty() && next[0] == Access{where, *bytes};
+          // Or inside the view's guess (the thread loads it whole).
+          if (!*predicted && f.viewGuess && !f.predictor.predicts())
+            predicted = logical >= f.viewGuessLogical && logical + *bytes <= f.viewGuessLogical + f.viewGuess->size;
         }
         if (inFlight || (G.busy && predicted.value_or(false)))
           worst = BlockCache::Lookup::Loading;
@@ -569,16 +652,19 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
           f.c.lateBytes += uint64_t(*bytes);
         late = true;
         const uint64_t gen = f.generation;
+        const uint64_t w0 = nowNs();
         G.loaded.wait(lock);
+        waited += nowNs() - w0;
         if (gen != f.generation)
           break;
         continue;
       }
       if (worst == BlockCache::Lookup::Hit) {
+        const uint64_t c0 = nowNs();
         if (!memory) {
           char *dst = static_cast<char *>(buf);
           for (const Piece &p : pieces) {
-            G.cache->copy(f.id, p.offset, p.length, dst);
+            G.cache->copy(f.id, p.offset + sh, p.length, dst);
             dst += p.length;
           }
         } else {
@@ -590,7 +676,7 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
             while (n > 0) {
               const Piece &p = pieces[piece];
               const int64_t k = std::min(n, p.length - into);
-              G.cache->copy(f.id, p.offset + into, k, dst);
+              G.cache->copy(f.id, p.offset + sh + into, k, dst);
               dst += k;
               n -= k;
               into += k;
@@ -601,10 +687,17 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
             }
           });
         }
+        f.c.copyNs += nowNs() - c0;
         hit = true;
       }
       break;
     }
+  }
+  if (f.viewGuess) {
+    f.viewGuessFailed = f.viewGuessFailed || !hit;
+    f.guessAt = logical;
+    f.guessBytes = *bytes;
+    f.viewGuess.reset();
   }
   if (f.enabled) {
     f.awaitView = false;
@@ -617,6 +710,8 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
     }
   }
   if (hit) {
+    f.c.waitNs += waited;
+    f.c.servedNs += nowNs() - start;
     ++f.c.hits;
     f.c.hitBytes += uint64_t(*bytes);
   } else {
@@ -675,7 +770,7 @@ void invalidateWrite(MPI_File fh, std::optional<MPI_Offset> etypeOffset, int cou
     return;
   }
   for (const Piece &p : fp->view->map(int64_t(pos) * fp->view->etypeSize, int64_t(size) * count))
-    G.cache->invalidate(fp->id, p.offset, p.length);
+    G.cache->invalidate(fp->id, p.offset + fp->shift, p.length);
 }
 
 void setStatus(MPI_Status *status, MPI_Datatype type, int count) {
@@ -697,7 +792,8 @@ void report(const FileState &f) {
       "%zu cache %zu reads %llu hits %llu misses %llu hit_bytes %llu "
       "miss_bytes %llu prefetched_bytes %llu wasted_bytes %llu late_bytes %llu "
       "excluded %llu "
-      "passthrough %llu prefetch_errors %llu wakeups %llu\n",
+      "passthrough %llu prefetch_errors %llu wakeups %llu served_us %llu wait_us %llu copy_us %llu "
+      "served_mpi_us %llu set_view_us %llu set_view_mpi_us %llu\n",
       g().rank, f.name.c_str(),
       f.predictor.abandonedSignature() || f.viewsAbandoned ? "signature-abandoned" : f.mode.c_str(),
       stateName(f.predictor.state()), f.enabled ? "" : " disabled: ", f.enabled ? "" : f.disabledBecause.c_str(),
@@ -705,7 +801,10 @@ void report(const FileState &f) {
       (unsigned long long)f.c.reads, (unsigned long long)f.c.hits, (unsigned long long)f.c.misses,
       (unsigned long long)f.c.hitBytes, (unsigned long long)f.c.missBytes, (unsigned long long)f.c.prefetchedBytes,
       (unsigned long long)f.c.wastedBytes, (unsigned long long)f.c.lateBytes, (unsigned long long)f.c.excluded,
-      (unsigned long long)f.c.passthrough, (unsigned long long)f.c.prefetchErrors, (unsigned long long)f.c.wakeups);
+      (unsigned long long)f.c.passthrough, (unsigned long long)f.c.prefetchErrors, (unsigned long long)f.c.wakeups,
+      (unsigned long long)(f.c.servedNs / 1000), (unsigned long long)(f.c.waitNs / 1000),
+      (unsigned long long)(f.c.copyNs / 1000), (unsigned long long)(f.c.servedMpiNs / 1000),
+      (unsigned long long)(f.c.setViewNs / 1000), (unsigned long long)(f.c.setViewMpiNs / 1000));
   if (target == "stderr" || target == "-" || target == "1") {
     std::fputs(line, stderr);
     return;
@@ -738,6 +837,14 @@ int servedFree(void *extra) {
   return MPI_SUCCESS;
 }
 int servedCancel(void *, int) { return MPI_SUCCESS; }
+
+/// A served read's count-0 collective took from `t0` until now.
+void servedMpi(MPI_File fh, uint64_t t0) {
+  const uint64_t ns = nowNs() - t0;
+  std::lock_guard lock(g().mu);
+  if (auto f = lookupFile(fh))
+    f->c.servedMpiNs += ns;
+}
 
 void excluded(MPI_File fh) {
   std::lock_guard lock(g().mu);
@@ -935,7 +1042,9 @@ int MPI_File_close(MPI_File *fh) {
 
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep,
                       MPI_Info info) {
+  const uint64_t t0 = nowNs();
   int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+  const uint64_t t1 = nowNs();
   std::optional<View> v;
   if (rc == MPI_SUCCESS && datarep && std::strcmp(datarep, "native") == 0)
     v = flattenView(disp, etype, filetype);
@@ -959,6 +1068,20 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
         f->predictor = Predictor();
       }
     }
+    // MPI puts the file pointer at 0 of the new view: while the predictor
+    // has nothing, guess that the next read is the view's first filetype.
+    f->viewGuess.reset();
+    if (f->enabled && !f->logicalPlan && !f->viewGuessFailed && f->view && !f->view->contiguous() &&
+        f->view->size > 0 && !f->predictor.predicts()) {
+      const int64_t at = f->guessBytes > 0 ? f->guessAt : 0;
+      const int64_t size = f->guessBytes > 0 ? f->guessBytes : f->view->size;
+      f->viewGuessPieces = f->view->map(at, size);
+      f->viewGuessLogical = at;
+      if (!f->viewGuessPieces.empty())
+        f->viewGuess = Access{f->viewGuessPieces.front().offset, size};
+    }
+    f->c.setViewNs += nowNs() - t0;
+    f->c.setViewMpiNs += t1 - t0;
     g().busy = true;
     g().work.notify_one();
   }
@@ -1020,7 +1143,9 @@ int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, 
   int64_t bytes = 0;
   if (tryServe(fh, std::nullopt, buf, count, datatype, bytes)) {
     MPI_Status st;
+    const uint64_t t0 = nowNs();
     int rc = PMPI_File_read_all(fh, buf, 0, datatype, &st);
+    servedMpi(fh, t0);
     if (rc != MPI_SUCCESS)
       return rc;
     setStatus(status, datatype, count);
@@ -1034,7 +1159,9 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, M
   int64_t bytes = 0;
   if (tryServe(fh, offset, buf, count, datatype, bytes)) {
     MPI_Status st;
+    const uint64_t t0 = nowNs();
     int rc = PMPI_File_read_at_all(fh, offset, buf, 0, datatype, &st);
+    servedMpi(fh, t0);
     if (rc != MPI_SUCCESS)
       return rc;
     setStatus(status, datatype, count);

@@ -9,6 +9,9 @@
  *                   ghost-celled arrays' interiors)
  *   struct-at       the same memory type, independent MPI_File_read_at
  *   struct-iread    the same, MPI_File_iread_at + MPI_Wait
+ *   struct-pnetcdf  the same, MPI_File_read_at_all, and rank 0's view has
+ *                   the header (--header bytes) before the variables and
+ *                   it reads after it, as PnetCDF's ncmpio_file_set_view
  *   subarray-all    BTIO: one subarray view of the 3-D array, one
  *                   MPI_File_read_all per step into a subarray of a
  *                   ghost-celled array (the next step follows in the file)
@@ -23,6 +26,7 @@
  *                   handle opened with sio_prefetch=disable (MPI's own read)
  *
  *   viewreads MODE [--steps N] [--compute-us N] [--cells N]
+ *                  [--header BYTES] [--rows N]
  *
  * VIEWREADS_SETTLE_US=N: subarray modes sleep N µs between the open and the
  * set_view.
@@ -40,6 +44,10 @@
 #include <unistd.h>
 
 static int rank, nranks, steps = 24, computeUs = 2000, cells = 64, cases = 12;
+/* struct modes: bytes before the first record (PnetCDF's header: its
+ * variables start at 512, off every block boundary), rows per rank (default
+ * cells / 2) */
+static int header = 0, rows = 0;
 static unsigned seed = 1;
 static long reads, wrong;
 static const int kSentinel = -7;
@@ -85,10 +93,10 @@ static void structReads(const char *mode) {
     px *= 2;
     py /= 2;
   }
-  const int lx = cells, ly = cells / 2, nx = lx * px, ny = ly * py;
+  const int lx = cells, ly = rows > 0 ? rows : cells / 2, nx = lx * px, ny = ly * py;
   const int rx = rank % px, ry = rank / px;
-  const int64_t varElems = (int64_t)nx * ny, recElems = 2 * varElems;
-  create(recElems * steps);
+  const int64_t varElems = (int64_t)nx * ny, recElems = 2 * varElems, h = header / 4;
+  create(h + recElems * steps);
   const int memOf = strcmp(mode, "struct-all") != 0; /* ghost-celled memory */
   const int gx = lx + 2, gy = ly + 2;
   int *mem = malloc(sizeof(int) * (size_t)(2 * gx * gy));
@@ -116,10 +124,22 @@ static void structReads(const char *mode) {
     MPI_Datatype sub, file;
     MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &sub);
     int bl[2] = {1, 1};
-    MPI_Aint disp[2] = {(MPI_Aint)(t * recElems * 4), (MPI_Aint)((t * recElems + varElems) * 4)};
+    MPI_Aint disp[2] = {(MPI_Aint)((h + t * recElems) * 4), (MPI_Aint)((h + t * recElems + varElems) * 4)};
     MPI_Datatype types[2] = {sub, sub};
     MPI_Type_create_struct(2, bl, disp, types, &file);
     MPI_Type_commit(&file);
+    MPI_Offset at = 0;
+    if (!strcmp(mode, "struct-pnetcdf") && rank == 0 && header > 0) {
+      /* PnetCDF's root keeps the whole header in its view */
+      int rbl[2] = {header, 1};
+      MPI_Aint rdisp[2] = {0, 0};
+      MPI_Datatype rtypes[2] = {MPI_BYTE, file}, root;
+      MPI_Type_create_struct(2, rbl, rdisp, rtypes, &root);
+      MPI_Type_commit(&root);
+      MPI_Type_free(&file);
+      file = root;
+      at = header;
+    }
     MPI_File_set_view(fh, 0, MPI_BYTE, file, "native", MPI_INFO_NULL);
     MPI_Type_free(&sub);
     MPI_Type_free(&file);
@@ -129,6 +149,8 @@ static void structReads(const char *mode) {
     int rc;
     if (!strcmp(mode, "struct-at")) {
       rc = MPI_File_read_at(fh, 0, mem, memCount, memType, &st);
+    } else if (!strcmp(mode, "struct-pnetcdf")) {
+      rc = MPI_File_read_at_all(fh, at, mem, memCount, memType, &st);
     } else if (!strcmp(mode, "struct-iread")) {
       MPI_Request req;
       rc = MPI_File_iread_at(fh, 0, mem, memCount, memType, &req);
@@ -146,7 +168,7 @@ static void structReads(const char *mode) {
     for (int v = 0; v < 2; ++v)
       for (int y = 0; y < ly; ++y)
         for (int x = 0; x < lx; ++x) {
-          const int64_t fi = t * recElems + v * varElems + (int64_t)(ry * ly + y) * nx + rx * lx + x;
+          const int64_t fi = h + t * recElems + v * varElems + (int64_t)(ry * ly + y) * nx + rx * lx + x;
           const int got = memOf ? mem[v * gx * gy + (y + 1) * gx + x + 1] : mem[(v * ly + y) * lx + x];
           wrong += got != value(fi);
         }
@@ -403,6 +425,10 @@ int main(int argc, char **argv) {
       cells = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--cases"))
       cases = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--header"))
+      header = atoi(argv[i + 1]) / 4 * 4;
+    else if (!strcmp(argv[i], "--rows"))
+      rows = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--seed"))
       seed = (unsigned)strtoul(argv[i + 1], NULL, 10) | 1u;
   }
