@@ -23,6 +23,7 @@
 #include "sio/part/Layout.h"
 #include "sio/part/PartitionCount.h"
 #include "sio/part/Probe.h"
+#include "sio/part/ProbeCache.h"
 #include "sio/part/ProbeRounds.h"
 #include "sio/part/Select.h"
 
@@ -34,6 +35,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -150,13 +152,16 @@ struct Staging {
 // --- state -----------------------------------------------------------------
 
 constexpr int kReqBase = 1 << 29; ///< our nonblocking request ids (PnetCDF's count up from 0)
-constexpr int kTagData = 7301, kTagReply = 7302, kTagProbe = 7303;
+constexpr int kTagData = 7301, kTagReply = 7302, kTagProbe = 7303, kTagGroup = 7304;
 
 struct Hints {
   bool enabled = false;
   int numPartitions = 0; ///< 0: choosePartitionCount (sio/part/PartitionCount.h)
   std::vector<std::string> targets;
   double threshold = sio::part::kDefaultSlopeThreshold;
+  /// How long a confident probe of the same target list is reused
+  /// (sio/part/ProbeCache.h); 0: probe every file.
+  double probeLifetime = sio::part::kDefaultProbeLifetime;
   /// The application's header layout hints ("key=value;..."), kept in the
   /// master for sio-part-merge (kLayoutAttribute).
   std::string layout;
@@ -321,7 +326,8 @@ std::string infoGet(MPI_Info info, const char *key) {
 /// for a malformed value.
 std::string readHints(MPI_Info info, Hints &h) {
   std::map<std::string, std::string> kv;
-  for (const char *key : {"nc_partitioning_enabled", "nc_num_partitions", "sio_part_targets", "sio_part_threshold"}) {
+  for (const char *key : {"nc_partitioning_enabled", "nc_num_partitions", "sio_part_targets", "sio_part_threshold",
+                          "sio_part_probe_lifetime"}) {
     std::string v = infoGet(info, key);
     if (!v.empty())
       kv[key] = v;
@@ -363,6 +369,13 @@ std::string readHints(MPI_Info info, Hints &h) {
     if (!v)
       return "hint sio_part_threshold: " + err;
     h.threshold = *v;
+  }
+  if (auto &t = kv["sio_part_probe_lifetime"]; !t.empty()) {
+    std::string err;
+    auto v = sio::part::parseProbeLifetime(t, &err);
+    if (!v)
+      return "hint sio_part_probe_lifetime: " + err;
+    h.probeLifetime = *v;
   }
   return {};
 }
@@ -408,16 +421,31 @@ int delegateOf(const Part &part, int r) {
 }
 
 /// Opens or creates the partitions this rank owns, each collectively over the
-/// sub-communicator of its owners (one MPI_Comm_split when there are at least
-/// as many ranks as partitions, MPI_COMM_SELF per partition otherwise).
+/// sub-communicator of its owners: with at least as many ranks as partitions
+/// each rank's group (its ranks in order) made with MPI_Comm_create_group,
+/// which synchronizes the group only, not every rank of the file as
+/// MPI_Comm_split would (each collective over all ranks of a file waits for
+/// the last to arrive: under an oversubscribed node the split took up to
+/// 0.8 s per file at 8 ranks on 2 cores); a group of one is a duplicate of
+/// MPI_COMM_SELF (no communication). MPI_COMM_SELF per partition otherwise.
 void setUpPartComms(Master &m) {
   m.parts.resize(m.k);
   for (int p = 0; p < m.k; ++p)
     m.parts[p].members = membersOf(p, m.k, m.size);
   if (m.size >= m.k) {
     int color = int(int64_t(m.rank) * m.k / m.size);
+    const std::vector<int> &members = m.parts[color].members;
     MPI_Comm sub;
-    MPI_Comm_split(m.comm, color, m.rank, &sub);
+    if (members.size() == 1) {
+      MPI_Comm_dup(MPI_COMM_SELF, &sub);
+    } else {
+      MPI_Group all, group;
+      MPI_Comm_group(m.comm, &all);
+      MPI_Group_incl(all, int(members.size()), members.data(), &group);
+      MPI_Comm_create_group(m.comm, group, kTagGroup, &sub);
+      MPI_Group_free(&group);
+      MPI_Group_free(&all);
+    }
     m.parts[color].comm = sub;
   } else {
     for (int p = m.rank; p < m.k; p += m.size)
@@ -1365,7 +1393,62 @@ void probeRound(Master &m, const std::vector<std::string> &targets, size_t perTa
     th.join();
 }
 
+/// The probes kept for the next files of this process (sio/part/ProbeCache.h).
+sio::part::ProbeCache &probeCache() {
+  static sio::part::ProbeCache cache;
+  return cache;
+}
+
+/// Whether this file reuses a probe of the same target list: rank 0 decides
+/// (its cache, its clock; the ranks of this communicator may have created
+/// other files on other communicators) and broadcasts the rounds, so every
+/// rank selects from the same numbers. Reused only when that selection,
+/// with this file's threshold, is confident. Sets `age` (seconds since the
+/// probe ended) and `probeSeconds` (what it took then).
+bool reuseProbe(Master &m, const std::vector<std::string> &targets, std::vector<std::vector<double>> &rounds,
+                sio::part::RoundsSelection &sel, double &age, double &probeSeconds) {
+  const size_t T = targets.size();
+  // One broadcast: rounds (0: probe), age, the probe's seconds, then up to
+  // kMaxProbeRounds rounds of T bandwidths.
+  std::vector<double> msg(3 + size_t(sio::part::kMaxProbeRounds) * T, 0.0);
+  if (m.rank == 0) {
+    const double now = MPI_Wtime();
+    if (auto c = probeCache().find(targets, now, m.hints.probeLifetime)) {
+      auto s = sio::part::selectFromRounds(c->rounds, m.hints.threshold);
+      if (s.confident && c->rounds.size() <= size_t(sio::part::kMaxProbeRounds)) {
+        msg[0] = double(c->rounds.size());
+        msg[1] = now - c->probedAt;
+        msg[2] = c->probeSeconds;
+        for (size_t j = 0; j < c->rounds.size(); ++j)
+          std::copy(c->rounds[j].begin(), c->rounds[j].end(), msg.begin() + std::ptrdiff_t(3 + j * T));
+      }
+    }
+  }
+  MPI_Bcast(msg.data(), int(msg.size()), MPI_DOUBLE, 0, m.comm);
+  const size_t n = size_t(msg[0]);
+  if (n < 1)
+    return false;
+  rounds.clear();
+  for (size_t j = 0; j < n; ++j)
+    rounds.emplace_back(msg.begin() + std::ptrdiff_t(3 + j * T), msg.begin() + std::ptrdiff_t(3 + (j + 1) * T));
+  sel = sio::part::selectFromRounds(rounds, m.hints.threshold);
+  age = msg[1];
+  probeSeconds = msg[2];
+  return true;
+}
+
 int createPartitions(Master &m) {
+  // Phases, for SIO_PART_REPORT (the longest rank's, from one reduction at
+  // the end): probe, master attributes, the owner groups' communicators, per partition
+  // create / define / enddef.
+  enum { kProbe, kAttrs, kGroups, kCreate, kDefine, kEnddef, kPhases };
+  double phase[kPhases] = {};
+  double mark = MPI_Wtime();
+  auto lap = [&](int which) {
+    double now = MPI_Wtime();
+    phase[which] += now - mark;
+    mark = now;
+  };
   // The pending data: 1 % of it is probed (Son et al. 2013 §III-A).
   int64_t pendingBytes = 0;
   for (auto &[id, v] : m.vars) {
@@ -1394,28 +1477,35 @@ int createPartitions(Master &m) {
     std::vector<std::vector<double>> rounds;
     sio::part::RoundsSelection sel;
     std::vector<double> all(3 * T + 1, 0.0);
-    double probeTime = 0;
-    MPI_Barrier(m.comm);
-    do {
-      std::vector<sio::part::ProbeResult> results(T);
-      double t0 = MPI_Wtime();
-      probeRound(m, targets, perTarget, results);
-      // One MAX-reduction: per target its bandwidth, bytes and seconds (from
-      // the rank that probed it), and the longest probe round.
-      std::fill(all.begin(), all.end(), 0.0);
-      for (size_t t = size_t(m.rank); t < T; t += size_t(m.size)) {
-        if (!results[t].error.empty() && rounds.empty())
-          std::fprintf(stderr, "sio-pnetcdf: warning: %s (target left out)\n", results[t].error.c_str());
-        all[t] = results[t].bytesPerSecond;
-        all[T + t] = double(results[t].bytes);
-        all[2 * T + t] = results[t].seconds;
-      }
-      all[3 * T] = MPI_Wtime() - t0;
-      MPI_Allreduce(MPI_IN_PLACE, all.data(), int(all.size()), MPI_DOUBLE, MPI_MAX, m.comm);
-      probeTime += all[3 * T];
-      rounds.emplace_back(all.begin(), all.begin() + std::ptrdiff_t(T));
-      sel = sio::part::selectFromRounds(rounds, m.hints.threshold);
-    } while (sio::part::wantAnotherRound(sel));
+    double probeTime = 0, age = 0;
+    const bool reused = reuseProbe(m, targets, rounds, sel, age, probeTime);
+    if (!reused) {
+      MPI_Barrier(m.comm);
+      do {
+        std::vector<sio::part::ProbeResult> results(T);
+        double t0 = MPI_Wtime();
+        probeRound(m, targets, perTarget, results);
+        // One MAX-reduction: per target its bandwidth, bytes and seconds (from
+        // the rank that probed it), and the longest probe round.
+        std::fill(all.begin(), all.end(), 0.0);
+        for (size_t t = size_t(m.rank); t < T; t += size_t(m.size)) {
+          if (!results[t].error.empty() && rounds.empty())
+            std::fprintf(stderr, "sio-pnetcdf: warning: %s (target left out)\n", results[t].error.c_str());
+          all[t] = results[t].bytesPerSecond;
+          all[T + t] = double(results[t].bytes);
+          all[2 * T + t] = results[t].seconds;
+        }
+        all[3 * T] = MPI_Wtime() - t0;
+        MPI_Allreduce(MPI_IN_PLACE, all.data(), int(all.size()), MPI_DOUBLE, MPI_MAX, m.comm);
+        probeTime += all[3 * T];
+        rounds.emplace_back(all.begin(), all.begin() + std::ptrdiff_t(T));
+        sel = sio::part::selectFromRounds(rounds, m.hints.threshold);
+      } while (sio::part::wantAnotherRound(sel));
+      // Every rank has the same rounds (from the reduction); only a trusted
+      // selection is kept for the next file.
+      if (sel.confident)
+        probeCache().store(targets, {rounds, MPI_Wtime(), probeTime});
+    }
     const std::vector<double> &bw = sel.estimate;
     const double *written = all.data() + T, *seconds = all.data() + 2 * T;
     chosen = sel.selection.selected();
@@ -1424,21 +1514,28 @@ int createPartitions(Master &m) {
       chosenBw.push_back(bw[t]);
     char margin[32];
     std::snprintf(margin, sizeof margin, "%.1f", sel.margin * 100);
-    std::string line = "probe " + std::to_string(targets.size()) + " targets, " + std::to_string(perTarget) +
-                       " bytes each, " + std::to_string(sel.rounds) + " rounds, " + std::to_string(probeTime) +
-                       " s; selected " + std::to_string(sel.selection.count) + " (threshold " +
-                       std::to_string(m.hints.threshold * 100) + "%), " +
-                       (sel.confident ? "confident" : "NOT confident") + ": nearest slope " + margin +
-                       " points from the threshold, " + (sel.stable ? "unchanged" : "changed") + " by the last round:";
+    std::string line = "probe " + std::to_string(targets.size()) + " targets";
+    if (reused)
+      line += " reused, probed " + std::to_string(age) + " s ago (" + std::to_string(sel.rounds) + " rounds, " +
+              std::to_string(probeTime) + " s), lifetime " +
+              (std::isinf(m.hints.probeLifetime) ? std::string("run") : std::to_string(m.hints.probeLifetime) + " s");
+    else
+      line += ", " + std::to_string(perTarget) + " bytes each, " + std::to_string(sel.rounds) + " rounds, " +
+              std::to_string(probeTime) + " s";
+    line += "; selected " + std::to_string(sel.selection.count) + " (threshold " +
+            std::to_string(m.hints.threshold * 100) + "%), " + (sel.confident ? "confident" : "NOT confident") +
+            ": nearest slope " + margin + " points from the threshold, " + (sel.stable ? "unchanged" : "changed") +
+            " by the last round:";
     for (size_t i = 0; i < sel.selection.order.size(); ++i) {
       size_t t = sel.selection.order[i];
       const bool in = i < sel.selection.count;
       line += "\n  " + targets[t] + " " + std::to_string(bw[t] / 1e6) + " MB/s (last round " +
-              std::to_string(rounds.back()[t] / 1e6) + " MB/s, " + std::to_string(seconds[t]) + " s) slope " +
+              std::to_string(rounds.back()[t] / 1e6) + " MB/s" +
+              (reused ? std::string() : ", " + std::to_string(seconds[t]) + " s") + ") slope " +
               std::to_string(sel.selection.slope[i] * 100) + "%" + (in ? " selected" : " left out") + ", " +
               (in ? "selected" : "left out") + " by " + std::to_string(in ? sel.votes[t] : sel.rounds - sel.votes[t]) +
               " of " + std::to_string(sel.rounds) + " rounds alone" +
-              (written[t] < double(perTarget)
+              (!reused && written[t] < double(perTarget)
                    ? " (last round stopped at the deadline after " + std::to_string(int64_t(written[t])) + " bytes)"
                    : "");
     }
@@ -1484,6 +1581,7 @@ int createPartitions(Master &m) {
     v.partVarid.assign(m.k, -1);
   }
 
+  lap(kProbe);
   // The master's metadata (Figure 5(b)): still in define mode.
   int err = putIntAtt(m.ncid, NC_GLOBAL, "num_partitions", {m.k});
   for (int p = 0; p < m.k && err == NC_NOERR; ++p) {
@@ -1513,7 +1611,9 @@ int createPartitions(Master &m) {
   if (err != NC_NOERR)
     return err;
 
+  lap(kAttrs);
   setUpPartComms(m);
+  lap(kGroups);
   const bool cdf5 = (m.cmode & NC_64BIT_DATA) != 0;
   for (int p = 0; p < m.k; ++p) {
     Part &part = m.parts[p];
@@ -1523,6 +1623,7 @@ int createPartitions(Master &m) {
     int cmode = NC_CLOBBER | (m.cmode & (NC_64BIT_OFFSET | NC_64BIT_DATA));
     PartitionInfo hints;
     int e = REAL(ncmpi_create)(part.comm, part.path.c_str(), cmode, hints.info, &part.ncid);
+    lap(kCreate);
     if (e != NC_NOERR) {
       std::fprintf(stderr, "sio-pnetcdf: error: cannot create partition file %s: %s\n", part.path.c_str(),
                    ncmpi_strerror(e));
@@ -1579,10 +1680,12 @@ int createPartitions(Master &m) {
       std::string mb = baseName(m.path);
       e = ncmpi_put_att_text(part.ncid, NC_GLOBAL, "master", MPI_Offset(mb.size()), mb.c_str());
     }
+    lap(kDefine);
     if (e == NC_NOERR) {
       what = "ncmpi_enddef";
       e = REAL(ncmpi_enddef)(part.ncid);
     }
+    lap(kEnddef);
     if (e != NC_NOERR)
       std::fprintf(stderr, "sio-pnetcdf: error: creating partition file %s: %s: %s\n", part.path.c_str(), what.c_str(),
                    ncmpi_strerror(e));
@@ -1591,10 +1694,21 @@ int createPartitions(Master &m) {
   }
   // Every rank needs the partition variable ids of the partitions it serves only;
   // those are all defined above. Agree on the outcome.
-  int worst = err;
-  MPI_Allreduce(&err, &worst, 1, MPI_INT, MPI_MIN, m.comm);
+  // One reduction: the worst error (the most negative code) and each
+  // phase's longest rank.
+  double agree[1 + kPhases];
+  agree[0] = -double(err);
+  std::copy(phase, phase + kPhases, agree + 1);
+  MPI_Allreduce(MPI_IN_PLACE, agree, 1 + kPhases, MPI_DOUBLE, MPI_MAX, m.comm);
+  int worst = -int(agree[0]);
+  const double *most = agree + 1;
+  char times[256];
+  std::snprintf(times, sizeof times,
+                " (longest rank: probe %.3f s, master attributes %.3f s, groups %.3f s, partition create %.3f s, "
+                "define %.3f s, enddef %.3f s)",
+                most[kProbe], most[kAttrs], most[kGroups], most[kCreate], most[kDefine], most[kEnddef]);
   std::string line = "file " + m.path + ": " + std::to_string(m.k) + " partitions, " + std::to_string(m.vars.size()) +
-                     " partitioned variables";
+                     " partitioned variables" + times;
   for (int p = 0; p < m.k; ++p)
     line += "\n  partition " + std::to_string(p) + ": " + paths[p];
   report(m, line);
