@@ -5,9 +5,10 @@
 // reads the file with pread on a descriptor of its own into the BlockCache.
 // One mutex guards the cache and every file's state; pread runs outside it.
 // Coherence: each file has a generation; dropping the file's cache (sync,
-// set_view, set_size, atomic mode, close, the completion of a nonblocking
-// write) or a local write bumps it, and a block whose load began under an
-// older generation is thrown away.
+// set_size, atomic mode, close, the completion of a nonblocking write) or a
+// local write bumps it, and a block whose load began under an older
+// generation is thrown away. A set_view changes no byte of the file: the
+// cache and the predictor, both in file offsets, carry over.
 #include "Coherence.h"
 #include "View.h"
 #include "sio/prefetch/Cache.h"
