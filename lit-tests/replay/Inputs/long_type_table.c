@@ -31,6 +31,11 @@ int main(int argc, char **argv) {
   char *buf = calloc((size_t)size, 1);
   MPI_File fh;
   MPI_File_open(MPI_COMM_WORLD, "table.dat", MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+  /* Sized first: each rank aggregates a domain with holes, which ROMIO
+   * reads before writing, and without this what that read finds depends on
+   * whether the other rank extended the file already (a race, not I/O the
+   * replay should reproduce). */
+  MPI_File_set_size(fh, (MPI_Offset)4 * off);
   MPI_File_set_view(fh, (MPI_Offset)rank * off, MPI_BYTE, hindexed, "native", MPI_INFO_NULL);
   MPI_File_write_all(fh, buf, size, MPI_BYTE, MPI_STATUS_IGNORE);
   MPI_File_set_view(fh, (MPI_Offset)(2 + rank) * off, MPI_BYTE, indexed, "native", MPI_INFO_NULL);
