@@ -195,6 +195,13 @@ std::vector<GridBlockFit> fitGridBlockModels(const std::vector<GridBlockSamples>
     if (cands[d].empty())
       cands[d].insert(0);
   }
+  // Bounded work: each (split, length) pair is one exact solve over every
+  // rank of every input (a refusal must not take minutes).
+  size_t rowCount = 0;
+  for (const auto &in : inputs)
+    rowCount += in.values.size();
+  if (cands[0].size() * cands[1].size() * 8 * rowCount > 2'000'000)
+    return out;
   std::map<std::string, bool> seen;
   for (bool columnMajor : {false, true})
     for (bool ceil0 : {false, true})
