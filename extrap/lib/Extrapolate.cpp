@@ -357,6 +357,9 @@ private:
     if (tried) {
       tried->push_back("k*q, k/q, k*q + b, k/q + b (q = sqrt(N) or cbrt(N))");
       tried->push_back("c*floor(n/N), c*ceil(n/N), c*(n % N), c*(N - n % N), c*(n - (N-1)*ceil(n/N))");
+      if (dimsGrids_.count(2)) // fitGridBlocks, tried on the whole value after these
+        tried->push_back("blocks of both MPI_Dims_create(N,2) grid dimensions, n/p + (c < n % p) or ceil(n/p), rank"
+                         " by rank");
     }
     std::vector<FamilyFit> decomp = fitRootModels(ns, values);
     for (FamilyFit &f : fitBlockModels(ns, values, blockLengths_, target))
