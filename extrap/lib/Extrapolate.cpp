@@ -1,6 +1,7 @@
 #include "sio/extrap/Extrapolate.h"
 
 #include "ModelsDecomp.h"
+#include "ModelsGridBlock.h"
 
 #include "ReadResults.h"
 #include "TimingFit.h"
@@ -95,6 +96,7 @@ public:
     for (const Trace *t : in_)
       ns_.push_back(t->header.nranks);
     blockLengths_ = blockLengthsOf(in_);
+    recordedLengths(recordedLengths_);
   }
 
   Trace run() {
@@ -252,6 +254,7 @@ private:
     /// Where the model is defined (a sqrt model: squares); empty: every N.
     std::function<bool(int64_t)> definedAt;
     std::string domain; ///< "a square", for messages
+    int64_t length = 0; ///< the array length of a block or c/dims model (0: none)
   };
 
   // A value that is an integer multiple c of dimension k of the grid
@@ -329,6 +332,7 @@ private:
         out.push_back({"grid", c.str() + "/dims(N," + std::to_string(d) + ")[" + std::to_string(k) + "]", at,
                        target && target->isInteger() ? Expr(*target) : Expr(), divides,
                        "a grid whose dimension " + std::to_string(k) + " divides " + c.str()});
+        out.back().length = c.isInteger() ? c.num() : 0;
       }
   }
 
@@ -353,6 +357,9 @@ private:
     if (tried) {
       tried->push_back("k*q, k/q, k*q + b, k/q + b (q = sqrt(N) or cbrt(N))");
       tried->push_back("c*floor(n/N), c*ceil(n/N), c*(n % N), c*(N - n % N), c*(n - (N-1)*ceil(n/N))");
+      if (dimsGrids_.count(2)) // fitGridBlocks, tried on the whole value after these
+        tried->push_back("blocks of both MPI_Dims_create(N,2) grid dimensions, n/p + (c < n % p) or ceil(n/p), rank"
+                         " by rank");
     }
     std::vector<FamilyFit> decomp = fitRootModels(ns, values);
     for (FamilyFit &f : fitBlockModels(ns, values, blockLengths_, target))
@@ -360,7 +367,18 @@ private:
     for (FamilyFit &f : decomp) {
       auto v = f.definedAt(target) ? f.at(target) : std::nullopt;
       out.push_back({f.family, f.name, f.at, v ? Expr(*v) : Expr(), f.definedAt, f.domain});
+      out.back().length = f.length;
     }
+    // A length the trace records (a subarray's or darray's global size) is
+    // the program's own: where c/dims(N,d)[k] fits with c such a length, a
+    // block model of a length the trace does not record is no rival (128
+    // rows over 2, 4, 4, 4 grid rows are 64, 32, 32, 32, and so is
+    // 32*ceil(5/N) at N = 4, 8, 12, 16).
+    const bool recordedGrid = std::any_of(out.begin(), out.end(), [&](const Candidate &c) {
+      return c.family == "grid" && c.length && recordedLengths_.count(c.length);
+    });
+    if (recordedGrid)
+      std::erase_if(out, [&](const Candidate &c) { return c.family == "block" && !recordedLengths_.count(c.length); });
     return out;
   }
 
@@ -521,8 +539,150 @@ private:
         return *e;
       if (auto e = fitGridCoordinates(values))
         return *e;
+      // Only where each input's formula holds for every rank (a datatype
+      // field, or a value of one group of all ranks).
+      bool allRanks = true;
+      for (size_t k = 0; ranks && k < ranks->size(); ++k)
+        allRanks = allRanks && (*ranks)[k]->size() == ns_[k];
+      if (allRanks)
+        if (auto e = fitGridBlocks(what + " of " + where, [&](size_t k, int64_t) { return values[k]; }))
+          return *e;
       throw;
     }
+  }
+
+  // The global array lengths the inputs record, the same at every input: a
+  // subarray's sizes, a darray's gsizes. A block of a grid dimension that
+  // divides the array at every input (128 over 2, 4, 4, 4) shows n/p only,
+  // which 4/p (times 32) gives as well; the recorded length decides.
+  void recordedLengths(std::set<int64_t> &out) const {
+    const auto &ref = in_.back()->datatypes;
+    for (size_t i = 0; i < ref.size(); ++i) {
+      std::vector<std::pair<std::string, std::pair<size_t, size_t>>> where; // field, [first, end)
+      if (ref[i].kind == "subarray")
+        where.push_back({"sizes", {0, SIZE_MAX}});
+      if (ref[i].kind == "darray") { // ints: size, rank, ndims, gsizes[ndims], ...
+        auto it = ref[i].fields.find("ints");
+        if (it != ref[i].fields.end() && it->second.size() > 2)
+          if (auto nd = it->second[2].constantValue(); nd && *nd > 0 && *nd <= 8)
+            where.push_back({"ints", {3, 3 + size_t(*nd)}});
+      }
+      for (const auto &[name, range] : where) {
+        auto it = ref[i].fields.find(name);
+        if (it == ref[i].fields.end())
+          continue;
+        for (size_t j = range.first; j < std::min(range.second, it->second.size()); ++j) {
+          auto v = it->second[j].constantValue();
+          bool same = v && *v > 1;
+          for (const Trace *t : in_) {
+            if (!same || t->datatypes.size() != ref.size())
+              break;
+            auto f = t->datatypes[i].fields.find(name);
+            same = f != t->datatypes[i].fields.end() && f->second.size() > j && f->second[j].constantValue() == v;
+          }
+          if (same)
+            out.insert(*v);
+        }
+      }
+    }
+  }
+
+  // A value of the ranks' coordinates in the MPI_Dims_create(N, 2) grid
+  // through each dimension's block distribution, remainders included
+  // (ModelsGridBlock.h): fitted rank by rank over every input, for each
+  // loop-index monomial apart, and written for the target's grid (a formula
+  // of rank % p, with a table per coordinate where the target's grid leaves
+  // a remainder). Models that fit and differ at the target are ambiguous;
+  // the refusal names the rank count that decides. nullopt: no such model.
+  std::optional<Expr> fitGridBlocks(const std::string &subject,
+                                    const std::function<const Expr *(size_t, int64_t)> &at) const {
+    if (!dimsGrids_.count(2) || ns_.size() < 3)
+      return std::nullopt;
+    std::map<Monomial, std::vector<GridBlockSamples>> byMono;
+    std::vector<std::vector<std::map<Monomial, Rational>>> perRank(ns_.size());
+    for (size_t k = 0; k < ns_.size(); ++k) {
+      if (ns_[k] > 4096)
+        return std::nullopt;
+      for (int64_t r = 0; r < ns_[k]; ++r) {
+        const Expr *e = at(k, r);
+        if (!e)
+          return std::nullopt;
+        std::map<Monomial, Rational> c;
+        try {
+          for (const auto &[mono, coefficient] : e->terms()) {
+            Monomial loops, rest;
+            for (const auto &[atom, power] : mono)
+              (atom.kind == Atom::Kind::Loop ? loops : rest).emplace_back(atom, power);
+            auto v = Expr::ofMonomial(rest, coefficient).evaluateRational({r, ns_[k], {}});
+            if (!v)
+              return std::nullopt;
+            c[loops] += *v;
+          }
+        } catch (const std::exception &) {
+          return std::nullopt;
+        }
+        for (const auto &kv : c)
+          byMono[kv.first];
+        perRank[k].push_back(std::move(c));
+      }
+    }
+    const int64_t target = targetN();
+    Expr result;
+    for (auto &[mono, samples] : byMono) {
+      for (size_t k = 0; k < ns_.size(); ++k) {
+        GridBlockSamples s;
+        s.nranks = ns_[k];
+        for (const auto &c : perRank[k]) {
+          auto it = c.find(mono);
+          s.values.push_back(it == c.end() ? Rational(0) : it->second);
+        }
+        samples.push_back(std::move(s));
+      }
+      std::vector<GridBlockFit> fits = fitGridBlockModels(samples, recordedLengths_, blockLengths_);
+      if (fits.empty())
+        return std::nullopt;
+      std::vector<size_t> distinct{0};
+      auto first = fits[0].valuesAt(target);
+      if (!first)
+        return std::nullopt;
+      for (size_t i = 1; i < fits.size(); ++i)
+        if (std::all_of(distinct.begin(), distinct.end(),
+                        [&](size_t j) { return fits[i].valuesAt(target) != fits[j].valuesAt(target); }))
+          distinct.push_back(i);
+      if (distinct.size() > 1) {
+        const GridBlockFit &a = fits[distinct[0]], &b = fits[distinct[1]];
+        const int64_t decide =
+            decidingRanks(ns_, target, [&](int64_t n) { return n <= 4096 && a.valuesAt(n) != b.valuesAt(n); });
+        std::string msg = "ambiguous: " + subject +
+                          (mono.empty() ? "" : " (the coefficient of " + Expr::ofMonomial(mono).str() + ")") + ": " +
+                          std::to_string(distinct.size()) +
+                          " models of blocks over the MPI_Dims_create(N, 2) grid reproduce every rank of every input"
+                          " but differ at N=" +
+                          std::to_string(target);
+        for (size_t i : distinct)
+          msg += "\n  " + fits[i].name;
+        msg += "\n  add a trace at N=" + std::to_string(decide) + ", where they differ too";
+        throw AmbiguityError(msg);
+      }
+      // The formula must give what the model gives, rank by rank.
+      const Expr e = fits[0].exprAt(target);
+      for (int64_t r = 0; r < std::min<int64_t>(target, 4096); ++r)
+        if (e.evaluateRational({r, target, {}}) != (*first)[size_t(r)])
+          return std::nullopt;
+      result = result + e * Expr::ofMonomial(mono);
+    }
+    return result;
+  }
+
+  std::optional<ElasticValue> fitGridBlocksElastic(const std::string &subject,
+                                                   const std::vector<const ElasticValue *> &values) const {
+    auto e = fitGridBlocks(subject, [&](size_t k, int64_t r) -> const Expr * {
+      const Value *v = values[k]->valueFor(r);
+      return v ? std::get_if<Expr>(v) : nullptr;
+    });
+    if (!e)
+      return std::nullopt;
+    return ElasticValue(Value(*e), RankList::all(options_.targetRanks));
   }
 
   // Coordinates in an MPI_Dims_create grid (MPI_Cart_coords, or rank % px
@@ -1042,6 +1202,8 @@ private:
         }
         if (auto runs = fitRankRuns(where, what, values))
           return *runs;
+        if (auto grid = fitGridBlocksElastic(what + " of " + where, values))
+          return *grid;
         // One group at some inputs, several at others: a grid or block that
         // divides the array at the former but not the latter (128 cells over
         // the 4 x 3 grid of N = 12). Inputs like the former may extrapolate.
@@ -1088,6 +1250,8 @@ private:
         throw;
       if (auto runs = fitRankRuns(where, what, values))
         return *runs;
+      if (auto grid = fitGridBlocksElastic(what + " of " + where, values))
+        return *grid;
       const std::string hint = runsHint(values);
       if (hint.empty())
         throw;
@@ -1822,6 +1986,7 @@ private:
   mutable std::string bias_;                 ///< fitOnLargerInputs: the family taken when models disagree
 
   std::set<int64_t> blockLengths_; ///< array lengths the floor/ceil values admit (ModelsDecomp.h)
+  std::set<int64_t> recordedLengths_; ///< global sizes of subarray and darray types (ModelsGridBlock.h)
   /// The rank count models are evaluated for (the target, but for trial fits).
   int64_t targetN() const { return targetOverride_ ? targetOverride_ : options_.targetRanks; }
   /// Read events by path: "" when the result is computed from the file's

@@ -383,6 +383,7 @@ std::vector<FamilyFit> fitBlockModels(const std::vector<int64_t> &ns, const std:
                      (x.c == 1 ? std::string() : std::to_string(x.c) + "*") + fn.show(x.n) +
                          (x.b ? (x.b > 0 ? " + " : " - ") + std::to_string(std::abs(x.b)) : std::string()),
                      at, [](int64_t N) { return N >= 1; }, ""});
+      out.back().length = x.n;
     }
   }
   return out;

@@ -40,6 +40,7 @@ struct FamilyFit {
   /// The rank counts the model is defined at (squares for a sqrt model).
   std::function<bool(int64_t)> definedAt;
   std::string domain; ///< "a square", "a cube", "" (every N)
+  int64_t length = 0; ///< a block model's array length n (0: none)
 };
 
 /// The integer r-th root of n when n is a perfect r-th power (r = 2, 3).

@@ -146,3 +146,22 @@ TEST(Diff, StopsAtMaxDifferences) {
   EXPECT_EQ(diffTraces(a, b, {.maxDifferences = 2}).size(), 2u);
   EXPECT_EQ(diffTraces(a, b, {.maxDifferences = 0}).size(), 3u);
 }
+
+// A datatype field that is a formula of rank is one per-rank function in
+// any form: the runtime's table indexed by rank equals a table indexed by
+// rank % 3 with the same values at every rank, and not one that differs at
+// one rank.
+TEST(Diff, ObjectFieldsAreComparedRankByRank) {
+  Trace a = richTrace(), b = richTrace();
+  const int64_t n = a.header.nranks;
+  std::vector<int64_t> perRank;
+  for (int64_t r = 0; r < n; ++r)
+    perRank.push_back(r % 3 == 2 ? 42 : 43);
+  a.datatypes[2].fields["count"] = {Expr::table(perRank, Expr::rank())};
+  b.datatypes[2].fields["count"] = {Expr::table({43, 43, 42}, Expr::mod(Expr::rank(), Expr(3)))};
+  EXPECT_TRUE(diffTraces(a, b).empty());
+  b.datatypes[2].fields["count"] = {Expr::table({43, 42, 42}, Expr::mod(Expr::rank(), Expr(3)))};
+  auto d = diffTraces(a, b);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].what, "field count differs");
+}

@@ -4,10 +4,11 @@
  * once. Every rank count of a program must run the same code path:
  *
  *   grid=1|2|3        dimensions of the process grid
- *   dims=create|given|cols|square
+ *   dims=create|given|cols|rows|square
  *                     MPI_Dims_create(n, grid) or dims by hand: given
  *                     {n}, {n/4, 4}, {n/4, 2, 2} (n a multiple of 4);
- *                     cols {n}, {2, n/2}, {2, 2, n/4}; square {n}, {q, q},
+ *                     cols {n}, {2, n/2}, {2, 2, n/4}; rows {n}, {n/2, 2},
+ *                     {n/4, 2, 2}; square {n}, {q, q},
  *                     {q, q, 1} with q = sqrt(n) (n a square: the runner
  *                     traces such programs at 4, 9, 16, 25)
  *   decomp=block|cyclic|darray|subarray
@@ -25,7 +26,13 @@
  *                     the step count: 3, 96/n, n/4
  *   eof=0|1           afterwards every rank reads the chunk at
  *                     rank*(size/8): ranks 8 and up read past the end (0
- *                     bytes) */
+ *                     bytes)
+ *   more=none|first|last|kth2|kth4
+ *                     one rank that does more: every rank writes 9 blocks
+ *                     of another file through one helper, and the owner
+ *                     (rank 0, rank n-1, every 2nd or 4th rank) then its
+ *                     header through the same helper: its loop runs once
+ *                     more (lit-tests/extrap/Inputs/onemore.c) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +48,10 @@ static const char *arg(int argc, char **argv, const char *key, const char *dflt)
 
 static int is(const char *a, const char *b) { return !strcmp(a, b); }
 
+static void put(MPI_File fh, MPI_Offset offset, const char *buf, int count) {
+  MPI_File_write_at(fh, offset, buf, count, MPI_BYTE, MPI_STATUS_IGNORE);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, n;
@@ -53,6 +64,7 @@ int main(int argc, char **argv) {
   const int rem = atoi(arg(argc, argv, "rem", "0"));
   const char *loop = arg(argc, argv, "loop", "const");
   const int eof = atoi(arg(argc, argv, "eof", "0"));
+  const char *more = arg(argc, argv, "more", "none");
 
   int dims[3] = {0, 0, 0};
   int q = 1;
@@ -64,6 +76,9 @@ int main(int argc, char **argv) {
     dims[0] = nd == 1 ? n : 2;
     dims[1] = nd == 2 ? n / 2 : 2;
     dims[2] = n / 4;
+  } else if (is(dimsFrom, "rows")) {
+    dims[0] = nd == 1 ? n : nd == 2 ? n / 2 : n / 4;
+    dims[1] = dims[2] = 2;
   } else if (is(dimsFrom, "square")) {
     dims[0] = nd == 1 ? n : q;
     dims[1] = q;
@@ -130,6 +145,17 @@ int main(int argc, char **argv) {
     MPI_File_get_size(fh, &size);
     const MPI_Offset chunk = size / 8;
     MPI_File_read_at(fh, rank * chunk, buf, (int)(chunk < (1 << 20) ? chunk : (1 << 20)), MPI_BYTE, MPI_STATUS_IGNORE);
+    MPI_File_close(&fh);
+  }
+  if (!is(more, "none")) {
+    const int k = is(more, "kth2") ? 2 : 4;
+    const int first = is(more, "first"), last = is(more, "last");
+    const int owner = first ? rank == 0 : last ? rank == n - 1 : rank % k == 0;
+    const MPI_Offset header = first || last ? 0 : (MPI_Offset)(rank / k) * 32;
+    const MPI_Offset data = (MPI_Offset)n * 32;
+    MPI_File_open(MPI_COMM_WORLD, "more.dat", MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+    for (int i = 0; i < 9 + owner; ++i)
+      put(fh, i < 9 ? data + ((MPI_Offset)rank * 9 + i) * 64 : header, buf, i < 9 ? 64 : 32);
     MPI_File_close(&fh);
   }
   MPI_Barrier(MPI_COMM_WORLD);

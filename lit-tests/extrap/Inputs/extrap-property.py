@@ -1,7 +1,9 @@
 """Property test of sio-extrap: every extrapolation is exact or refused.
 
 Draws programs from the parameter space of extrap-gen.c (grid 1/2/3-d from
-MPI_Dims_create or given dims: n/4 x 4, 2 x n/2, sqrt(n) x sqrt(n); block,
+MPI_Dims_create, dividing the array or not, or given dims: n/4 x 4, 2 x n/2,
+n/2 x 2, sqrt(n) x sqrt(n); one rank that does more: the first, the last,
+every 2nd or 4th; block,
 cyclic, darray, subarray; weak or strong scaling, with or without a
 remainder; step counts constant, 96/n or n/4; reads past the end of the
 file), traces each at the input rank counts (a square grid at
@@ -37,6 +39,10 @@ SPACE = {
     "loop": ["const", "inv", "lin"],
     "eof": ["0", "1"],
 }
+# Drawn from their own generator, so that a seed draws the same values of
+# the keys above as before they were added: a given grid (n/2) x 2 instead
+# of the drawn dims one time in five, and who does more.
+MORE = ["none", "first", "last", "kth2", "kth4"]
 
 p = argparse.ArgumentParser()
 p.add_argument("--exe", required=True)
@@ -55,10 +61,13 @@ p.add_argument("--before-bin", help="also extrapolate with this build's sio-extr
 args = p.parse_args()
 
 
-def draw(rng):
+def draw(rng, rng2):
     case = {k: rng.choice(v) for k, v in SPACE.items()}
     if case["scale"] == "weak":
         case["rem"] = "0"  # a remainder is a strong-scaling notion
+    if rng2.random() < 0.2 and case["dims"] != "square":
+        case["dims"] = "rows"
+    case["more"] = rng2.choice(MORE)
     return case
 
 
@@ -72,8 +81,8 @@ def trace(exe, case, n, work):
     return path
 
 
-rng = random.Random(args.seed)
-cases = [dict(kv.split("=", 1) for kv in c.split(",")) for c in args.case] + [draw(rng) for _ in range(args.cases)]
+rng, rng2 = random.Random(args.seed), random.Random(args.seed + 1000003)
+cases = [dict(kv.split("=", 1) for kv in c.split(",")) for c in args.case] + [draw(rng, rng2) for _ in range(args.cases)]
 counts = {"exact": 0, "refused": 0, "wrong": 0}
 before = {"exact": 0, "refused": 0, "wrong": 0}
 per_target = {}  # target -> counts
