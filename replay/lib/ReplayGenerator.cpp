@@ -1550,7 +1550,7 @@ private:
          {"<mpi.h>",    "",          "<algorithm>",   "<cerrno>",        "<chrono>",    "<climits>",
           "<cmath>",    "<cstdio>",  "<cstdlib>",     "<cstring>",       "<cwchar>",    "<initializer_list>",
           "<random>",   "<string>",  "<type_traits>", "<utility>",       "<vector>",    "",
-          "<dirent.h>", "<fcntl.h>", "<sys/stat.h>",  "<sys/syscall.h>", "<sys/uio.h>", "<unistd.h>"})
+          "<dirent.h>", "<dlfcn.h>", "<fcntl.h>", "<sys/stat.h>",  "<sys/syscall.h>", "<sys/uio.h>", "<unistd.h>"})
       out.line(*header ? std::string("#include ") + header : "");
     out.blank();
     out.line("namespace sio_replay {");
