@@ -1575,6 +1575,7 @@ private:
     out.raw(objects.str());
     emitChecks(out);
     emitInputFiles(out);
+    emitMpiIoEnvironment(out);
     emitOverwriteCheck(out);
     out.raw(siteFunctionDefs_.str());
     out.raw(body_.str());
@@ -2009,7 +2010,94 @@ private:
     out.blank();
   }
 
+  /// The environment variables that changed the application's MPI-IO,
+  /// recorded by the runtime as `env.NAME` metadata (docs/runtime.md,
+  /// "MPI-IO environment"): set again before the replay's first MPI-IO
+  /// call. ROMIO_HINTS names a file, which ROMIO opens and reads at every
+  /// MPI_File_open (inner events of the trace): it is mapped like every
+  /// other recorded name, so it names the copy provideInputFiles() made.
+  /// A trace without them (an older runtime) sets nothing.
+  void emitMpiIoEnvironment(CodeEmitter &out) {
+    static constexpr std::string_view kPrefix = "env.";
+    std::vector<std::pair<std::string, std::string>> vars;
+    for (const auto &[key, value] : trace_.header.metadata)
+      if (key.size() > kPrefix.size() && key.compare(0, kPrefix.size(), kPrefix) == 0)
+        vars.emplace_back(key.substr(kPrefix.size()), value);
+    if (vars.empty())
+      return;
+    out.comment("The application's MPI-IO environment (the trace's env.* metadata).");
+    out.open("void setMpiIoEnvironment()");
+    for (const auto &[name, value] : vars) {
+      const std::string v = name == "ROMIO_HINTS" ? "mappedPath(" + cppStringLiteral(value) + ").c_str()"
+                                                  : cppStringLiteral(value);
+      out.line("setenv(" + cppStringLiteral(name) + ", " + v + ", 1);");
+    }
+    out.close();
+    out.blank();
+  }
+
+  /// The constant values a parameter takes on any rank.
+  static std::vector<int64_t> constantsOf(const Event &e, const char *name) {
+    std::vector<int64_t> out;
+    if (const sio::trace::Param *param = e.param(name))
+      for (const auto &entry : param->value.entries())
+        if (const auto *expr = std::get_if<Expr>(&entry.value))
+          if (auto c = expr->constantValue())
+            out.push_back(*c);
+    return out;
+  }
+
+  /// The file ROMIO_HINTS names (env.ROMIO_HINTS metadata) is opened and
+  /// read by ROMIO alone, underneath each MPI_File_open: inner events,
+  /// which the replay does not make, so it was no input the replay
+  /// provided. It is one now, as long as ROMIO's reads of it went (they
+  /// read it whole: the same byte counts in the replay's trace).
+  void noteHintsFile() {
+    auto hints = trace_.header.metadata.find("env.ROMIO_HINTS");
+    if (hints == trace_.header.metadata.end())
+      return;
+    std::optional<int64_t> id;
+    for (const auto &f : trace_.files)
+      if (f.loopDepthUsed() == 0 && f.formatStr() == hints->second)
+        id = f.id;
+    if (!id || writtenFiles_.count(*id))
+      return;
+    std::set<int64_t> fds; // inner descriptors on it
+    int64_t bytes = 0;
+    std::function<void(const std::vector<Node> &)> walk = [&](const std::vector<Node> &nodes) {
+      for (const Node &n : nodes) {
+        if (n.isLoop()) {
+          walk(n.loop().body);
+          continue;
+        }
+        const Event &e = n.event();
+        if (!e.inner)
+          continue;
+        if (e.op == "open" || e.op == "openat") {
+          auto files = constantsOf(e, "file");
+          if (std::find(files.begin(), files.end(), *id) != files.end())
+            for (int64_t fd : constantsOf(e, "fd"))
+              fds.insert(fd);
+        } else if (e.op == "read" && !e.param("error")) { // ROMIO reads it from the start
+          bool onIt = false;
+          for (int64_t fd : constantsOf(e, "fd"))
+            onIt |= fds.count(fd) > 0;
+          if (onIt)
+            for (int64_t r : constantsOf(e, "result"))
+              bytes = std::max(bytes, r);
+        }
+      }
+    };
+    walk(trace_.body);
+    if (fds.empty() || reads_.count(*id))
+      return; // ROMIO never opened it (or the open failed), or the program reads it too: provided already
+    hintsInput_ = {hints->second, bytes};
+  }
+  /// The ROMIO_HINTS file to provide (name, bytes), by noteHintsFile().
+  std::optional<std::pair<std::string, int64_t>> hintsInput_;
+
   void emitInputFiles(CodeEmitter &out) {
+    noteHintsFile();
     out.comment("Files the trace reads but never writes, created when absent so that the");
     out.comment("replay runs without the application's input data.");
     out.open("void provideInputFiles()");
@@ -2031,6 +2119,12 @@ private:
       out.line(perRank ? call : "if (rank == 0)");
       if (!perRank)
         out.line("  " + call);
+    }
+    if (hintsInput_) {
+      out.comment("the ROMIO_HINTS file, read by ROMIO alone (its contents are not in the trace)");
+      out.line("if (rank == 0)");
+      out.line("  provideInputFile(mappedPath(" + cppStringLiteral(hintsInput_->first) + "), " +
+               std::to_string(hintsInput_->second) + ");");
     }
     out.line("PMPI_Barrier(MPI_COMM_WORLD); // not MPI_Barrier: the replay's own set-up stays out of its trace");
     out.close();
@@ -2059,6 +2153,13 @@ private:
     out.blank();
   }
 
+  bool hasMpiIoEnvironment() const {
+    for (const auto &entry : trace_.header.metadata)
+      if (entry.first.size() > 4 && entry.first.compare(0, 4, "env.") == 0)
+        return true;
+    return false;
+  }
+
   void emitMain(CodeEmitter &out) {
     out.open("int main(int argc, char **argv)");
     out.line("using namespace sio_replay;");
@@ -2074,6 +2175,8 @@ private:
     out.line("return 0;");
     out.close();
     out.line("checkModels();");
+    if (hasMpiIoEnvironment())
+      out.line("setMpiIoEnvironment(); // before the first MPI_File_open, which reads them");
     out.line("checkOverwrites();");
     out.line("createObjects();");
     out.line("for (const char *const *a = kApproximations; rank == 0 && *a; ++a)");
