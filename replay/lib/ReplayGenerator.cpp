@@ -2089,9 +2089,12 @@ private:
       }
     };
     walk(trace_.body);
-    if (fds.empty() || reads_.count(*id))
-      return; // ROMIO never opened it (or the open failed), or the program reads it too: provided already
-    hintsInput_ = {hints->second, bytes};
+    if (fds.empty())
+      return; // ROMIO never opened it (or the open failed): nothing to provide
+    if (auto in = reads_.find(*id); in != reads_.end())
+      in->second.reach = std::max(in->second.reach, bytes); // the program opens it too: provided already
+    else
+      hintsInput_ = {hints->second, bytes};
   }
   /// The ROMIO_HINTS file to provide (name, bytes), by noteHintsFile().
   std::optional<std::pair<std::string, int64_t>> hintsInput_;
