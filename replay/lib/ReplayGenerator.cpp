@@ -1547,10 +1547,11 @@ private:
     }
     out.blank();
     for (const char *header :
-         {"<mpi.h>",    "",          "<algorithm>",   "<cerrno>",        "<chrono>",    "<climits>",
-          "<cmath>",    "<cstdio>",  "<cstdlib>",     "<cstring>",       "<cwchar>",    "<initializer_list>",
-          "<random>",   "<string>",  "<type_traits>", "<utility>",       "<vector>",    "",
-          "<dirent.h>", "<dlfcn.h>", "<fcntl.h>", "<sys/stat.h>",  "<sys/syscall.h>", "<sys/uio.h>", "<unistd.h>"})
+         {"<mpi.h>",    "",          "<algorithm>",   "<cerrno>",     "<chrono>",        "<climits>",
+          "<cmath>",    "<cstdio>",  "<cstdlib>",     "<cstring>",    "<cwchar>",        "<initializer_list>",
+          "<random>",   "<string>",  "<type_traits>", "<utility>",    "<vector>",        "",
+          "<dirent.h>", "<dlfcn.h>", "<fcntl.h>",     "<sys/stat.h>", "<sys/syscall.h>", "<sys/uio.h>",
+          "<unistd.h>"})
       out.line(*header ? std::string("#include ") + header : "");
     out.blank();
     out.line("namespace sio_replay {");
@@ -2028,8 +2029,8 @@ private:
     out.comment("The application's MPI-IO environment (the trace's env.* metadata).");
     out.open("void setMpiIoEnvironment()");
     for (const auto &[name, value] : vars) {
-      const std::string v = name == "ROMIO_HINTS" ? "mappedPath(" + cppStringLiteral(value) + ").c_str()"
-                                                  : cppStringLiteral(value);
+      const std::string v =
+          name == "ROMIO_HINTS" ? "mappedPath(" + cppStringLiteral(value) + ").c_str()" : cppStringLiteral(value);
       out.line("setenv(" + cppStringLiteral(name) + ", " + v + ", 1);");
     }
     out.close();
