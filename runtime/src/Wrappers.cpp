@@ -3,7 +3,8 @@
 // declarations, fortify inlines and exception specifications do not clash).
 // The same object serves LD_PRELOAD and link-time interposition (sio-cxx puts
 // libsiotrace-rt before libc and libmpi). POSIX/stdio wrappers reach the real
-// function through dlsym(RTLD_NEXT), MPI wrappers through PMPI_*.
+// function through dlsym(RTLD_NEXT); MPI lines get two wrappers, MPI_X and
+// PMPI_X, which reach MPI's PMPI_X the same way.
 #include "CodeSpan.h"
 #include "sio/siotrace_abi.h"
 #include "ParamKinds.h"
