@@ -25,6 +25,7 @@ const char *const kPrelude =
 std::string Generator::assemble() {
   CodeEmitter objects; // first: it finds what is approximated
   emitObjects(objects);
+  noteHintsFile(); // before the header too: it may add an approximation
   CodeEmitter out;
   const auto &h = trace_.header;
   out.comment("Replay of the I/O of " + (h.program.empty() ? std::string("a traced program") : "'" + h.program + "'") +
@@ -66,10 +67,11 @@ std::string Generator::assemble() {
   }
   out.blank();
   for (const char *header :
-       {"<mpi.h>",    "",          "<algorithm>",   "<cerrno>",        "<chrono>",    "<climits>",
-        "<cmath>",    "<cstdio>",  "<cstdlib>",     "<cstring>",       "<cwchar>",    "<initializer_list>",
-        "<random>",   "<string>",  "<type_traits>", "<utility>",       "<vector>",    "",
-        "<dirent.h>", "<fcntl.h>", "<sys/stat.h>",  "<sys/syscall.h>", "<sys/uio.h>", "<unistd.h>"})
+       {"<mpi.h>",    "",          "<algorithm>",   "<cerrno>",     "<chrono>",        "<climits>",
+        "<cmath>",    "<cstdio>",  "<cstdlib>",     "<cstring>",    "<cwchar>",        "<initializer_list>",
+        "<random>",   "<string>",  "<type_traits>", "<utility>",    "<vector>",        "",
+        "<dirent.h>", "<dlfcn.h>", "<fcntl.h>",     "<sys/stat.h>", "<sys/syscall.h>", "<sys/uio.h>",
+        "<unistd.h>"})
     out.line(*header ? std::string("#include ") + header : "");
   out.blank();
   out.line("namespace sio_replay {");
@@ -94,6 +96,7 @@ std::string Generator::assemble() {
   out.raw(objects.str());
   emitChecks(out);
   emitInputFiles(out);
+  emitMpiIoEnvironment(out);
   emitOverwriteCheck(out);
   out.raw(siteFunctionDefs_.str());
   out.raw(body_.str());
@@ -207,6 +210,12 @@ void Generator::emitInputFiles(CodeEmitter &out) {
     if (!perRank)
       out.line("  " + call);
   }
+  if (hintsInput_) {
+    out.comment("the ROMIO_HINTS file, read by ROMIO alone (its contents are not in the trace)");
+    out.line("if (rank == 0)");
+    out.line("  provideInputFile(mappedPath(" + cppStringLiteral(hintsInput_->first) + "), " +
+             std::to_string(hintsInput_->second) + ");");
+  }
   out.line("PMPI_Barrier(MPI_COMM_WORLD); // not MPI_Barrier: the replay's own set-up stays out of its trace");
   out.close();
   out.blank();
@@ -249,6 +258,8 @@ void Generator::emitMain(CodeEmitter &out) {
   out.line("return 0;");
   out.close();
   out.line("checkModels();");
+  if (hasMpiIoEnvironment())
+    out.line("setMpiIoEnvironment(); // before the first MPI_File_open, which reads them");
   out.line("checkOverwrites();");
   out.line("createObjects();");
   out.line("for (const char *const *a = kApproximations; rank == 0 && *a; ++a)");
@@ -264,6 +275,92 @@ void Generator::emitMain(CodeEmitter &out) {
   out.line("MPI_Finalize();");
   out.line("return unexpectedResults > 0 ? 4 : 0;");
   out.close();
+}
+
+void Generator::emitMpiIoEnvironment(CodeEmitter &out) {
+  static constexpr std::string_view kPrefix = "env.";
+  std::vector<std::pair<std::string, std::string>> vars;
+  for (const auto &[key, value] : trace_.header.metadata)
+    if (key.size() > kPrefix.size() && key.compare(0, kPrefix.size(), kPrefix) == 0)
+      vars.emplace_back(key.substr(kPrefix.size()), value);
+  if (vars.empty())
+    return;
+  out.comment("The application's MPI-IO environment (the trace's env.* metadata).");
+  out.open("void setMpiIoEnvironment()");
+  for (const auto &[name, value] : vars) {
+    const std::string v =
+        name == "ROMIO_HINTS" ? "mappedPath(" + cppStringLiteral(value) + ").c_str()" : cppStringLiteral(value);
+    out.line("setenv(" + cppStringLiteral(name) + ", " + v + ", 1);");
+  }
+  out.close();
+  out.blank();
+}
+
+std::vector<int64_t> Generator::constantsOf(const Event &e, const char *name) {
+  std::vector<int64_t> out;
+  if (const sio::trace::Param *param = e.param(name))
+    for (const auto &entry : param->value.entries())
+      if (const auto *expr = std::get_if<Expr>(&entry.value))
+        if (auto c = expr->constantValue())
+          out.push_back(*c);
+  return out;
+}
+
+void Generator::noteHintsFile() {
+  auto hints = trace_.header.metadata.find("env.ROMIO_HINTS");
+  if (hints == trace_.header.metadata.end())
+    return;
+  std::optional<int64_t> id;
+  for (const auto &f : trace_.files)
+    if (f.loopDepthUsed() == 0 && f.formatStr() == hints->second)
+      id = f.id;
+  if (!id || writtenFiles_.count(*id))
+    return;
+  std::set<int64_t> fds; // inner descriptors on it
+  int64_t bytes = 0;
+  std::function<void(const std::vector<Node> &)> walk = [&](const std::vector<Node> &nodes) {
+    for (const Node &n : nodes) {
+      if (n.isLoop()) {
+        walk(n.loop().body);
+        continue;
+      }
+      const Event &e = n.event();
+      if (!e.inner)
+        continue;
+      if (e.op == "open" || e.op == "openat") {
+        auto files = constantsOf(e, "file");
+        if (std::find(files.begin(), files.end(), *id) != files.end())
+          for (int64_t fd : constantsOf(e, "fd"))
+            fds.insert(fd);
+      } else if (e.op == "read" && !e.param("error")) { // ROMIO reads it from the start
+        bool onIt = false;
+        for (int64_t fd : constantsOf(e, "fd"))
+          onIt |= fds.count(fd) > 0;
+        if (onIt)
+          for (int64_t r : constantsOf(e, "result"))
+            bytes = std::max(bytes, r);
+      }
+    }
+  };
+  walk(trace_.body);
+  if (fds.empty())
+    return; // ROMIO never opened it (or the open failed): nothing to provide
+  if (auto in = reads_.find(*id); in != reads_.end())
+    in->second.reach = std::max(in->second.reach, bytes); // the program opens it too: provided already
+  else {
+    hintsInput_ = {hints->second, bytes};
+    noteApproximation("the ROMIO_HINTS file " + hints->second + ", where it does not exist, is created as " +
+                      std::to_string(bytes) +
+                      " zero bytes: the trace does not record its contents, so the hints it gave the application's "
+                      "MPI-IO are not applied");
+  }
+}
+
+bool Generator::hasMpiIoEnvironment() const {
+  for (const auto &entry : trace_.header.metadata)
+    if (entry.first.size() > 4 && entry.first.compare(0, 4, "env.") == 0)
+      return true;
+  return false;
 }
 
 } // namespace sio::replay::detail

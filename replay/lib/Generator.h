@@ -320,6 +320,27 @@ private:
 
   void emitInputFiles(CodeEmitter &out);
 
+  /// The environment variables that changed the application's MPI-IO,
+  /// recorded by the runtime as `env.NAME` metadata (docs/runtime.md,
+  /// "MPI-IO environment"): set again before the replay's first MPI-IO
+  /// call. ROMIO_HINTS names a file, which ROMIO opens and reads at every
+  /// MPI_File_open (inner events of the trace): it is mapped like every
+  /// other recorded name, so it names the copy provideInputFiles() made.
+  /// A trace without them (an older runtime) sets nothing.
+  void emitMpiIoEnvironment(CodeEmitter &out);
+
+  /// The constant values a parameter takes on any rank.
+  static std::vector<int64_t> constantsOf(const Event &e, const char *name);
+
+  /// The file ROMIO_HINTS names (env.ROMIO_HINTS metadata) is opened and
+  /// read by ROMIO alone, underneath each MPI_File_open: inner events,
+  /// which the replay does not make, so it was no input the replay
+  /// provided. It is one now, as long as ROMIO's reads of it went (they
+  /// read it whole: the same byte counts in the replay's trace).
+  void noteHintsFile();
+
+  bool hasMpiIoEnvironment() const;
+
   void emitOverwriteCheck(CodeEmitter &out);
 
   void emitMain(CodeEmitter &out);
@@ -355,7 +376,9 @@ private:
   std::map<const Event *, int64_t> newComms_;
   std::vector<int64_t> derivedTypes_;
   std::vector<std::string> approximations_; ///< objects not rebuilt exactly: header comment, start-up note
-  DatatypeGraph types_;                     ///< which datatypes can be rebuilt (Rebuildable.h)
+  /// The ROMIO_HINTS file to provide (name, bytes), by noteHintsFile().
+  std::optional<std::pair<std::string, int64_t>> hintsInput_;
+  DatatypeGraph types_; ///< which datatypes can be rebuilt (Rebuildable.h)
 };
 
 } // namespace sio::replay::detail

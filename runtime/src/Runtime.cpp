@@ -7,6 +7,7 @@
 #include "compress/InterRank.h"
 #include "compress/IntraRank.h"
 #include "MemoryBudget.h"
+#include "MpiIoEnv.h"
 #include "RomioNames.h"
 #include "Signals.h"
 #include "TracePath.h"
@@ -123,6 +124,8 @@ struct State {
   /// replay runs its own MPI_Init before it (MPI_Init is not an event).
   uint64_t mpiInitEndTicks = 0;
   std::string startTime;
+  /// The MPI-IO variables of the environment at MPI_Init (MpiIoEnv.h), name and value.
+  std::vector<std::pair<std::string, std::string>> mpiIoEnv;
   double nsPerTick = 1.0;
   std::vector<RegisteredTables> tables;
   /// The next sequence number to convert, and how long it has been missing
@@ -612,6 +615,8 @@ Trace buildRankTrace(State &s) {
   gethostname(host, sizeof host - 1);
   t.header.metadata["hostname"] = host;
   t.header.metadata["start_time"] = s.startTime;
+  for (const auto &[name, value] : s.mpiIoEnv)
+    t.header.metadata[std::string(kMpiIoEnvPrefix) + name] = value;
   // The names move into the trace and the runtime's tables are freed: no
   // name is held twice at finalize (MemoryBudget.h counts it so). Nothing is
   // recorded after this (s.finished).
@@ -1307,6 +1312,13 @@ void onMpiInitialized() {
   PMPI_Comm_size(MPI_COMM_WORLD, &s.nranks);
   // A private communicator: the merge's messages never meet the program's.
   PMPI_Comm_dup(MPI_COMM_WORLD, &s.mergeComm);
+  // ROMIO reads these at each MPI_File_open; a program may set them itself
+  // before MPI_Init (ROMIO's syshints test sets ROMIO_HINTS), so they are
+  // read now rather than at start-up.
+  s.mpiIoEnv.clear();
+  for (std::string_view name : kMpiIoEnv)
+    if (const char *value = getenv(std::string(name).c_str()))
+      s.mpiIoEnv.emplace_back(name, value);
   s.mpiInitEndTicks = ticks();
 }
 

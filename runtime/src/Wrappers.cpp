@@ -3,7 +3,10 @@
 // declarations, fortify inlines and exception specifications do not clash).
 // The same object serves LD_PRELOAD and link-time interposition (sio-cxx puts
 // libsiotrace-rt before libc and libmpi). POSIX/stdio wrappers reach the real
-// function through dlsym(RTLD_NEXT), MPI wrappers through PMPI_*.
+// function through dlsym(RTLD_NEXT); MPI lines get two wrappers, MPI_X and
+// PMPI_X, which reach MPI's PMPI_X the same way.
+#include "CodeSpan.h"
+#include "sio/siotrace_abi.h"
 #include "ParamKinds.h"
 #include "sio/IoCallParams.h"
 
@@ -54,6 +57,86 @@ inline void *resolve(CallId id) {
 }
 
 template <CallId ID, class Fn> Fn realPosix() { return reinterpret_cast<Fn>(resolve(ID)); }
+
+// ---- real MPI functions ------------------------------------------------------------
+//
+// The runtime defines PMPI_X as well as MPI_X for every MPI line of
+// IoCalls.def (a program that calls the profiling names, as ROMIO's psimple
+// test does, is seen too), so the real function is MPI's PMPI_X found with
+// dlsym(RTLD_NEXT): a reference to PMPI_X from this library would bind to its
+// own wrapper. Resolved once per function, like the POSIX ones.
+
+/// "PMPI_X" per CallId (unused for the POSIX and stdio lines).
+constexpr const char *kPmpiName[] = {
+#define SIO_IO_CALL(NAME, ...) "P" #NAME,
+#include "sio/IoCalls.def"
+};
+
+std::atomic<void *> g_realMpi[kNumCalls];
+
+/// Who may call a PMPI_ wrapper without it being the application's call: the
+/// MPI library (ROMIO calls PMPI_ functions through the PLT, some of them
+/// outside any intercepted call: grequest progress) and this library (its
+/// own MPI calls, and MPICH's MPI-1 type constructors that tail-call the
+/// MPI-2 ones from inside an intercepted call). Set once, before the first
+/// real MPI pointer is published.
+struct Spans {
+  std::atomic<uintptr_t> selfLo{0}, selfHi{0}, mpiLo{0}, mpiHi{0};
+  std::atomic<bool> ready{false};
+} g_spans;
+
+/// Set by __sio_pmpi_unrecorded(): the program's PMPI_ calls are its own
+/// set-up (sio's replays), never recorded.
+std::atomic<bool> g_pmpiUnrecorded{false};
+
+__attribute__((noinline, cold)) void findSpans(void *realMpi) {
+  const CodeSpan self = codeSpanOf(reinterpret_cast<const void *>(&findSpans));
+  const CodeSpan mpi = codeSpanOf(realMpi);
+  g_spans.selfLo.store(self.lo, std::memory_order_relaxed);
+  g_spans.selfHi.store(self.hi, std::memory_order_relaxed);
+  g_spans.mpiLo.store(mpi.lo, std::memory_order_relaxed);
+  g_spans.mpiHi.store(mpi.hi, std::memory_order_relaxed);
+  g_spans.ready.store(true, std::memory_order_release);
+}
+
+__attribute__((noinline, cold)) void *resolveMpiSlow(std::atomic<void *> &slot, const char *name) {
+  if (t_resolving)
+    return nullptr;
+  t_resolving = true;
+  void *p = dlsym(RTLD_NEXT, name);
+  if (p != nullptr && !g_spans.ready.load(std::memory_order_acquire))
+    findSpans(p);
+  t_resolving = false;
+  slot.store(p, std::memory_order_release);
+  return p;
+}
+
+inline void *resolveMpi(std::atomic<void *> &slot, const char *name) {
+  void *p = slot.load(std::memory_order_acquire);
+  if (__builtin_expect(p != nullptr, 1))
+    return p;
+  return resolveMpiSlow(slot, name);
+}
+
+template <CallId ID, class Fn> Fn realMpi() {
+  constexpr auto idx = static_cast<size_t>(ID);
+  return reinterpret_cast<Fn>(resolveMpi(g_realMpi[idx], kPmpiName[idx]));
+}
+
+/// A PMPI_ wrapper's call that is not the application's: made by the MPI
+/// library or by the runtime (by return address), or in a program that said
+/// its PMPI_ calls are its own set-up. Nested calls (inside an intercepted MPI
+/// call, MPI_Init or the runtime) are left to traced()'s depth and blocked
+/// guards.
+inline bool pmpiNotApplications(const void *returnAddress) {
+  if (g_pmpiUnrecorded.load(std::memory_order_relaxed))
+    return true;
+  const auto a = reinterpret_cast<uintptr_t>(returnAddress);
+  const uintptr_t sl = g_spans.selfLo.load(std::memory_order_relaxed);
+  const uintptr_t ml = g_spans.mpiLo.load(std::memory_order_relaxed);
+  return a - sl < g_spans.selfHi.load(std::memory_order_relaxed) - sl ||
+         a - ml < g_spans.mpiHi.load(std::memory_order_relaxed) - ml;
+}
 
 /// Calls `real`, or fails with ENOSYS when it could not be resolved.
 template <class Fn, class... V> auto callReal(Fn real, V... v) {
@@ -355,8 +438,8 @@ using sio_va_list = void *;
 #define SIO_VA_REAL_VAMODE(R) R
 #define SIO_VA_REAL_VAFWD(V) ::sio::rt::realPosix<::sio::rt::CallId::V, Fn>() SIO_IGNORE
 
-#define SIO_REAL_MPIIO(NAME, FN) reinterpret_cast<FN>(&P##NAME)
-#define SIO_REAL_SYNC(NAME, FN) reinterpret_cast<FN>(&P##NAME)
+#define SIO_REAL_MPIIO(NAME, FN) ::sio::rt::realMpi<::sio::rt::CallId::NAME, FN>()
+#define SIO_REAL_SYNC(NAME, FN) ::sio::rt::realMpi<::sio::rt::CallId::NAME, FN>()
 #define SIO_REAL_POSIX(NAME, FN) ::sio::rt::realPosix<::sio::rt::CallId::NAME, FN>()
 #define SIO_REAL_STDIO(NAME, FN) ::sio::rt::realPosix<::sio::rt::CallId::NAME, FN>()
 
@@ -385,45 +468,134 @@ template <class... Kinds> constexpr int slotsOf() { return (0 + ... + Kinds::kSl
         SIO_VA_REAL_##VA(SIO_REAL_##LAYER(NAME, Fn)), SIO_MAP(SIO_ARG, __VA_ARGS__) SIO_VA_ARG_##VA);        \
     SIO_VA_END_##VA                                                                                          \
     return sio_r;                                                                                            \
+  }                                                                                                          \
+  SIO_PMPI_##LAYER(NAME, LAYER, RET, RK, __VA_ARGS__)
+// The profiling name of each MPI line (MPI calls are all NOVA): the same
+// recording, unless the call is not the application's (pmpiNotApplications).
+// MPI_X's wrapper calls the real PMPI_X itself, so a call through MPI_X is
+// recorded once, by MPI_X's wrapper.
+#define SIO_PMPI_POSIX(...)
+#define SIO_PMPI_STDIO(...)
+#define SIO_PMPI_MPIIO(NAME, LAYER, RET, RK, ...)                                                            \
+  extern "C" SIO_EXPORT RET sio_pwrap_##NAME(SIO_MAP(SIO_DECL, __VA_ARGS__)) __asm__("P" #NAME);             \
+  extern "C" RET sio_pwrap_##NAME(SIO_MAP(SIO_DECL, __VA_ARGS__)) {                                          \
+    using Fn = RET (*)(SIO_MAP(SIO_TYPE, __VA_ARGS__));                                                      \
+    Fn sio_real = ::sio::rt::realMpi<::sio::rt::CallId::NAME, Fn>();                                         \
+    if (::sio::rt::pmpiNotApplications(__builtin_return_address(0)))                                         \
+      return ::sio::rt::callReal(sio_real, SIO_MAP(SIO_NAME, __VA_ARGS__));                                  \
+    return ::sio::rt::traced<::sio::rt::CallId::NAME, ::sio::trace::Layer::LAYER, ::sio::rt::pk::RK>(        \
+        sio_real, SIO_MAP(SIO_ARG, __VA_ARGS__));                                                            \
   }
+#define SIO_PMPI_SYNC SIO_PMPI_MPIIO
 #include "sio/IoCalls.def"
 
 // ---- MPI lifecycle: not I/O, never recorded; what MPICH does inside (hardware
 // discovery, shared memory, process manager) is housekeeping. Only the
 // calling thread is blocked: the application's other threads go on doing
 // I/O meanwhile, and those calls are recorded (a global switch lost them
-// from a trace that said it was complete). ----
+// from a trace that said it was complete). MPI_X and PMPI_X both start and
+// finish the runtime (a program calling PMPI_Init), each calling MPI's real
+// PMPI_X, so the hooks run once whichever name the program calls. ----
 
-extern "C" SIO_EXPORT int MPI_Init(int *argc, char ***argv) {
-  sio::rt::ensureInit();
-  ++sio::rt::tls.blocked;
-  int r = PMPI_Init(argc, argv);
-  --sio::rt::tls.blocked;
+namespace sio::rt {
+namespace {
+
+enum Life { kInit, kInitThread, kFinalize, kAbort, kLifeCount };
+constexpr const char *kLifeName[kLifeCount] = {"PMPI_Init", "PMPI_Init_thread", "PMPI_Finalize", "PMPI_Abort"};
+std::atomic<void *> g_realLife[kLifeCount];
+
+template <class Fn> Fn realLife(Life l) { return reinterpret_cast<Fn>(resolveMpi(g_realLife[l], kLifeName[l])); }
+
+/// A PMPI_ lifecycle call the runtime leaves alone: not the application's,
+/// or made inside the runtime or an intercepted call.
+inline bool lifeNotApplications(const void *returnAddress) {
+  return pmpiNotApplications(returnAddress) || tls.blocked || tls.depth;
+}
+
+int initMpi(int *argc, char ***argv) {
+  using Fn = int (*)(int *, char ***);
+  Fn real = realLife<Fn>(kInit);
+  ensureInit();
+  ++tls.blocked;
+  int r = callReal(real, argc, argv);
+  --tls.blocked;
   if (r == MPI_SUCCESS)
-    sio::rt::onMpiInitialized();
+    onMpiInitialized();
   return r;
+}
+
+int initThreadMpi(int *argc, char ***argv, int required, int *provided) {
+  using Fn = int (*)(int *, char ***, int, int *);
+  Fn real = realLife<Fn>(kInitThread);
+  ensureInit();
+  ++tls.blocked;
+  int r = callReal(real, argc, argv, required, provided);
+  --tls.blocked;
+  if (r == MPI_SUCCESS)
+    onMpiInitialized();
+  return r;
+}
+
+int finalizeMpiCall() {
+  using Fn = int (*)();
+  Fn real = realLife<Fn>(kFinalize);
+  finalizeMpi();
+  ++tls.blocked;
+  int r = callReal(real);
+  --tls.blocked;
+  return r;
+}
+
+int abortMpi(MPI_Comm comm, int errorcode) {
+  using Fn = int (*)(MPI_Comm, int);
+  Fn real = realLife<Fn>(kAbort);
+  writePartial("MPI_Abort called", false);
+  ++tls.blocked;
+  return callReal(real, comm, errorcode);
+}
+
+} // namespace
+} // namespace sio::rt
+
+extern "C" SIO_EXPORT int MPI_Init(int *argc, char ***argv) { return sio::rt::initMpi(argc, argv); }
+
+extern "C" SIO_EXPORT int PMPI_Init(int *argc, char ***argv) {
+  auto real = sio::rt::realLife<int (*)(int *, char ***)>(sio::rt::kInit); // resolves the spans first
+  if (sio::rt::lifeNotApplications(__builtin_return_address(0)))
+    return sio::rt::callReal(real, argc, argv);
+  return sio::rt::initMpi(argc, argv);
 }
 
 extern "C" SIO_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
-  sio::rt::ensureInit();
-  ++sio::rt::tls.blocked;
-  int r = PMPI_Init_thread(argc, argv, required, provided);
-  --sio::rt::tls.blocked;
-  if (r == MPI_SUCCESS)
-    sio::rt::onMpiInitialized();
-  return r;
+  return sio::rt::initThreadMpi(argc, argv, required, provided);
 }
 
-extern "C" SIO_EXPORT int MPI_Finalize(void) {
-  sio::rt::finalizeMpi();
-  ++sio::rt::tls.blocked;
-  int r = PMPI_Finalize();
-  --sio::rt::tls.blocked;
-  return r;
+extern "C" SIO_EXPORT int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  auto real = sio::rt::realLife<int (*)(int *, char ***, int, int *)>(sio::rt::kInitThread);
+  if (sio::rt::lifeNotApplications(__builtin_return_address(0)))
+    return sio::rt::callReal(real, argc, argv, required, provided);
+  return sio::rt::initThreadMpi(argc, argv, required, provided);
 }
 
-extern "C" SIO_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode) {
-  sio::rt::writePartial("MPI_Abort called", false);
-  ++sio::rt::tls.blocked;
-  return PMPI_Abort(comm, errorcode);
+extern "C" SIO_EXPORT int MPI_Finalize(void) { return sio::rt::finalizeMpiCall(); }
+
+extern "C" SIO_EXPORT int PMPI_Finalize(void) {
+  auto real = sio::rt::realLife<int (*)()>(sio::rt::kFinalize);
+  if (sio::rt::lifeNotApplications(__builtin_return_address(0)))
+    return sio::rt::callReal(real);
+  return sio::rt::finalizeMpiCall();
+}
+
+extern "C" SIO_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode) { return sio::rt::abortMpi(comm, errorcode); }
+
+extern "C" SIO_EXPORT int PMPI_Abort(MPI_Comm comm, int errorcode) {
+  auto real = sio::rt::realLife<int (*)(MPI_Comm, int)>(sio::rt::kAbort);
+  if (sio::rt::lifeNotApplications(__builtin_return_address(0)))
+    return sio::rt::callReal(real, comm, errorcode);
+  return sio::rt::abortMpi(comm, errorcode);
+}
+
+/// sio/siotrace_abi.h: the program's PMPI_ calls are its own set-up.
+extern "C" SIO_EXPORT void __sio_pmpi_unrecorded(void) {
+  sio::rt::g_pmpiUnrecorded.store(true, std::memory_order_relaxed);
 }

@@ -78,6 +78,10 @@ def main():
     rt = os.path.join(o.lib, "libsiotrace-rt.so")
     sio_trace = os.path.join(o.bin, "sio-trace")
     args = [a.replace("%src", o.src) for a in o.args]
+    # A test given a file of the sources by its absolute path (syshints'
+    # hints file) is replayed against that file, as a user replays with the
+    # same inputs: its name in the replay's trace is then the application's.
+    replay_args = ["--fast-forward"] + (["--path-map", o.src + "=" + o.src] if args != o.args else [])
     mpiexec = [o.mpiexec, "-n", str(o.np)]
 
     low, _, high = o.expect.partition("-")
@@ -139,7 +143,7 @@ def main():
     if rc != 0:
         show("mpicxx", out + err, 60)
         return reached(2, "the replay does not compile")
-    rc, out, err = run(mpiexec + [os.path.join(work, "replay"), "--fast-forward"], fresh(os.path.join(work, "run-replay")), env)
+    rc, out, err = run(mpiexec + [os.path.join(work, "replay")] + replay_args, fresh(os.path.join(work, "run-replay")), env)
     if rc != 0:
         show("replay", out + err)
         return reached(2, "the replay fails (exit %s)" % rc)
@@ -149,7 +153,7 @@ def main():
     if rc != 0:
         show("sio-cxx", out + err, 60)
         return reached(3, "the replay does not compile with sio-cxx")
-    rc, out, err = run(mpiexec + [os.path.join(work, "replay-traced"), "--fast-forward"],
+    rc, out, err = run(mpiexec + [os.path.join(work, "replay-traced")] + replay_args,
                        fresh(os.path.join(work, "run-replay-traced")),
                        dict(env, SIO_TRACE_FILE=os.path.join(work, "replay.json")))
     if rc != 0:

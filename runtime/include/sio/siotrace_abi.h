@@ -57,6 +57,15 @@ void __sio_loop_enter(uint64_t loop_id);
 void __sio_loop_iter(uint64_t loop_id);
 void __sio_loop_exit(uint64_t loop_id);
 
+/* Not emitted by the compiler: a program whose PMPI_ calls are its own
+ * set-up rather than calls to trace (sio's generated replays, which make
+ * their set-up through PMPI_ and the replayed calls through MPI_) calls this
+ * once, before its first PMPI_ call; from then on the runtime records no
+ * PMPI_ call of the process. Looked up with dlsym(RTLD_DEFAULT, ...) so that
+ * the program also runs without the runtime (docs/runtime.md, "Programs
+ * that call PMPI_ names"). */
+void __sio_pmpi_unrecorded(void);
+
 #ifdef __cplusplus
 }
 #endif
