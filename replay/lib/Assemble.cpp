@@ -318,31 +318,23 @@ void Generator::noteHintsFile() {
     return;
   std::set<int64_t> fds; // inner descriptors on it
   int64_t bytes = 0;
-  std::function<void(const std::vector<Node> &)> walk = [&](const std::vector<Node> &nodes) {
-    for (const Node &n : nodes) {
-      if (n.isLoop()) {
-        walk(n.loop().body);
-        continue;
-      }
-      const Event &e = n.event();
-      if (!e.inner)
-        continue;
-      if (e.op == "open" || e.op == "openat") {
-        auto files = constantsOf(e, "file");
-        if (std::find(files.begin(), files.end(), *id) != files.end())
-          for (int64_t fd : constantsOf(e, "fd"))
-            fds.insert(fd);
-      } else if (e.op == "read" && !e.param("error")) { // ROMIO reads it from the start
-        bool onIt = false;
+  forEachEvent(trace_.body, [&](const Event &e) {
+    if (!e.inner)
+      return;
+    if (e.op == "open" || e.op == "openat") {
+      auto files = constantsOf(e, "file");
+      if (std::find(files.begin(), files.end(), *id) != files.end())
         for (int64_t fd : constantsOf(e, "fd"))
-          onIt |= fds.count(fd) > 0;
-        if (onIt)
-          for (int64_t r : constantsOf(e, "result"))
-            bytes = std::max(bytes, r);
-      }
+          fds.insert(fd);
+    } else if (e.op == "read" && !e.param("error")) { // ROMIO reads it from the start
+      bool onIt = false;
+      for (int64_t fd : constantsOf(e, "fd"))
+        onIt |= fds.count(fd) > 0;
+      if (onIt)
+        for (int64_t r : constantsOf(e, "result"))
+          bytes = std::max(bytes, r);
     }
-  };
-  walk(trace_.body);
+  });
   if (fds.empty())
     return; // ROMIO never opened it (or the open failed): nothing to provide
   if (auto in = reads_.find(*id); in != reads_.end())

@@ -665,22 +665,14 @@ void Generator::assignCommunicators() {
     if (c.kind == "split" || c.kind == "dup")
       entries[c.kind].push_back(c.id);
   std::map<std::string, size_t> used;
-  std::function<void(const std::vector<Node> &)> walk = [&](const std::vector<Node> &nodes) {
-    for (const Node &n : nodes) {
-      if (n.isLoop()) {
-        walk(n.loop().body);
-        continue;
-      }
-      const Event &e = n.event();
-      std::string kind = e.op == "MPI_Comm_split" ? "split" : e.op == "MPI_Comm_dup" ? "dup" : "";
-      if (kind.empty() || e.inner)
-        continue;
-      size_t &k = used[kind];
-      if (k < entries[kind].size())
-        newComms_[&e] = entries[kind][k++];
-    }
-  };
-  walk(trace_.body);
+  forEachEvent(trace_.body, [&](const Event &e) {
+    std::string kind = e.op == "MPI_Comm_split" ? "split" : e.op == "MPI_Comm_dup" ? "dup" : "";
+    if (kind.empty() || e.inner)
+      return;
+    size_t &k = used[kind];
+    if (k < entries[kind].size())
+      newComms_[&e] = entries[kind][k++];
+  });
 }
 
 } // namespace sio::replay::detail

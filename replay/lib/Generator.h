@@ -44,6 +44,16 @@ struct LoopFrame {
   const ElasticValue *iterations;
 };
 
+/// Calls `visit` on every event of `nodes`, loop bodies included, in order.
+template <class Visit> void forEachEvent(const std::vector<Node> &nodes, Visit &&visit) {
+  for (const Node &n : nodes) {
+    if (n.isLoop())
+      forEachEvent(n.loop().body, visit);
+    else
+      visit(n.event());
+  }
+}
+
 class Generator {
 public:
   Generator(const Trace &trace, const ReplayOptions &options)
