@@ -12,7 +12,8 @@ compared with the extrapolated one ("replay <N>: equal"); --replay-at N
 replays at target N instead (a 64-rank replay costs as much as the 64-rank
 trace). With --max-growth F,
 the real trace at the last target must be at most F times the size of the
-trace at the first input ("size <N>/<n>: ok").
+trace at the first input ("size <N>/<n>: ok"). The sizes compared are of the
+trace's structure, without timing statistics (lit-tests/Inputs/trace_size.py).
 Exits 3 (not 1) when sio-extrap refuses, for tests that expect a refusal.
 With --preload LIB the program (built without the runtime) is traced through
 LD_PRELOAD=LIB; the replay is still built with sio-cxx."""
@@ -20,6 +21,9 @@ import argparse
 import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Inputs"))
+import trace_size  # noqa: E402
 
 p = argparse.ArgumentParser()
 p.add_argument("--exe", required=True)
@@ -93,9 +97,8 @@ if args.replay and not failed:
     failed = d.returncode != 0
 if args.max_growth is not None:
     first, last = args.inputs.split(",")[0], args.targets.split(",")[-1]
-    small = os.path.getsize(os.path.join(args.work, f"trace.{first}.json"))
-    big = os.path.getsize(os.path.join(args.work, f"trace.{last}.json"))
-    ok = big <= args.max_growth * small
-    print(f"size {last}/{first}: " + ("ok" if ok else f"too large") + f" ({big} vs {small} bytes)")
+    ok = trace_size.check(os.path.join(args.work, f"trace.{first}.json"),
+                          os.path.join(args.work, f"trace.{last}.json"),
+                          args.max_growth, f"{last}/{first}")
     failed = failed or not ok
 sys.exit(1 if failed else 0)

@@ -3,14 +3,11 @@
 
   check_trace.py TRACE [--count OP=N]... [--loop-iterations 3,5] [--complete |
       --incomplete] [--file FORMAT]... [--param OP.NAME=VALUE]... [--ranks OP=LIST]
-  check_trace.py --size-ratio A B MAX     size(B)/size(A) <= MAX
-  check_trace.py --same-size A B          sizes within 2 % (loop counts may add digits)
 
 Counts are event nodes (a loop body counts once) anywhere in the tree;
 --loop-iterations lists the iteration counts of the loops in tree order.
 Exit 1 with a message on the first mismatch."""
 import json
-import os
 import sys
 
 
@@ -43,18 +40,6 @@ def value_str(v):
 
 
 def main(argv):
-    if argv and argv[0] == "--size-ratio":
-        a, b, mx = os.path.getsize(argv[1]), os.path.getsize(argv[2]), float(argv[3])
-        print("size %s=%d %s=%d ratio %.3f" % (argv[1], a, argv[2], b, b / a))
-        if b / a > mx:
-            fail("size ratio %.3f > %s" % (b / a, mx))
-        return
-    if argv and argv[0] == "--same-size":
-        a, b = os.path.getsize(argv[1]), os.path.getsize(argv[2])
-        print("size %d vs %d" % (a, b))
-        if abs(b - a) > 0.02 * a:
-            fail("sizes differ: %d vs %d" % (a, b))
-        return
     path = argv[0]
     with open(path) as f:
         t = json.load(f)
