@@ -191,6 +191,13 @@ void Generator::emitInputFiles(CodeEmitter &out) {
   out.comment("Files the trace reads but never writes, created when absent so that the");
   out.comment("replay runs without the application's input data.");
   out.open("void provideInputFiles()");
+  if (hintsInput_ && hintsInput_->contents) {
+    // First: where the program reads the file too, the loop below then finds it.
+    out.comment("the ROMIO_HINTS file, with the contents the application's MPI-IO read");
+    out.line("if (rank == 0)");
+    out.line("  provideInputText(mappedPath(" + cppStringLiteral(hintsInput_->name) + "), " +
+             cppStringLiteral(*hintsInput_->contents) + ");");
+  }
   for (const auto &[id, in] : reads_) {
     if (writtenFiles_.count(id))
       continue;
@@ -210,11 +217,11 @@ void Generator::emitInputFiles(CodeEmitter &out) {
     if (!perRank)
       out.line("  " + call);
   }
-  if (hintsInput_) {
+  if (hintsInput_ && !hintsInput_->contents) {
     out.comment("the ROMIO_HINTS file, read by ROMIO alone (its contents are not in the trace)");
     out.line("if (rank == 0)");
-    out.line("  provideInputFile(mappedPath(" + cppStringLiteral(hintsInput_->first) + "), " +
-             std::to_string(hintsInput_->second) + ");");
+    out.line("  provideInputFile(mappedPath(" + cppStringLiteral(hintsInput_->name) + "), " +
+             std::to_string(hintsInput_->zeroBytes) + ");");
   }
   out.line("PMPI_Barrier(MPI_COMM_WORLD); // not MPI_Barrier: the replay's own set-up stays out of its trace");
   out.close();
@@ -337,14 +344,19 @@ void Generator::noteHintsFile() {
   });
   if (fds.empty())
     return; // ROMIO never opened it (or the open failed): nothing to provide
+  if (auto contents = trace_.header.metadata.find("romio_hints.contents");
+      contents != trace_.header.metadata.end()) {
+    hintsInput_ = HintsInput{hints->second, contents->second, 0};
+    return;
+  }
   if (auto in = reads_.find(*id); in != reads_.end())
     in->second.reach = std::max(in->second.reach, bytes); // the program opens it too: provided already
   else {
-    hintsInput_ = {hints->second, bytes};
+    hintsInput_ = HintsInput{hints->second, std::nullopt, bytes};
     noteApproximation("the ROMIO_HINTS file " + hints->second + ", where it does not exist, is created as " +
                       std::to_string(bytes) +
-                      " zero bytes: the trace does not record its contents, so the hints it gave the application's "
-                      "MPI-IO are not applied");
+                      " zero bytes: the trace does not record its contents (larger than 4 KiB, not text, or "
+                      "an older runtime), so the hints it gave the application's MPI-IO are not applied");
   }
 }
 

@@ -345,8 +345,10 @@ private:
   /// The file ROMIO_HINTS names (env.ROMIO_HINTS metadata) is opened and
   /// read by ROMIO alone, underneath each MPI_File_open: inner events,
   /// which the replay does not make, so it was no input the replay
-  /// provided. It is one now, as long as ROMIO's reads of it went (they
-  /// read it whole: the same byte counts in the replay's trace).
+  /// provided. It is one now: with the contents the runtime recorded
+  /// (romio_hints.contents metadata), so the replay's MPI-IO gets the same
+  /// hints; without them (a file too large, or an older runtime) as long as
+  /// ROMIO's reads of it went, zero-filled, listed as an approximation.
   void noteHintsFile();
 
   bool hasMpiIoEnvironment() const;
@@ -386,8 +388,14 @@ private:
   std::map<const Event *, int64_t> newComms_;
   std::vector<int64_t> derivedTypes_;
   std::vector<std::string> approximations_; ///< objects not rebuilt exactly: header comment, start-up note
-  /// The ROMIO_HINTS file to provide (name, bytes), by noteHintsFile().
-  std::optional<std::pair<std::string, int64_t>> hintsInput_;
+  /// The ROMIO_HINTS file to provide, by noteHintsFile(): its recorded
+  /// contents, or (without them) its size read, zero-filled.
+  struct HintsInput {
+    std::string name;
+    std::optional<std::string> contents;
+    int64_t zeroBytes = 0;
+  };
+  std::optional<HintsInput> hintsInput_;
   DatatypeGraph types_; ///< which datatypes can be rebuilt (Rebuildable.h)
 };
 

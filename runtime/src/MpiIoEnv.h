@@ -6,6 +6,8 @@
 // 4.0.2's libmpich) reads with getenv.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace sio::rt {
@@ -24,5 +26,20 @@ inline constexpr std::string_view kMpiIoEnv[] = {
 
 /// The metadata key of variable `name`.
 inline constexpr std::string_view kMpiIoEnvPrefix = "env.";
+
+/// The metadata key of the contents of the file ROMIO_HINTS names, so that a
+/// replay provides the same hints to its MPI-IO (docs/replay.md).
+inline constexpr std::string_view kRomioHintsContentsKey = "romio_hints.contents";
+
+/// ROMIO's hints files are a few lines of "key value"; a larger file is not
+/// recorded (the replay then says it provides zero bytes instead).
+inline constexpr size_t kMaxRomioHintsBytes = 4096;
+
+/// The contents of the hints file at `path` (relative names from the current
+/// directory, as ROMIO opens it), or nothing when it cannot be read, is
+/// larger than kMaxRomioHintsBytes or holds bytes other than printable ASCII
+/// and white space. Raw system calls: the read is not an event of the trace
+/// and leaves errno as it was.
+std::optional<std::string> readRomioHintsFile(const char *path);
 
 } // namespace sio::rt

@@ -126,6 +126,8 @@ struct State {
   std::string startTime;
   /// The MPI-IO variables of the environment at MPI_Init (MpiIoEnv.h), name and value.
   std::vector<std::pair<std::string, std::string>> mpiIoEnv;
+  /// The contents of the file ROMIO_HINTS names, when it could be recorded.
+  std::optional<std::string> romioHintsContents;
   double nsPerTick = 1.0;
   std::vector<RegisteredTables> tables;
   /// The next sequence number to convert, and how long it has been missing
@@ -617,6 +619,8 @@ Trace buildRankTrace(State &s) {
   t.header.metadata["start_time"] = s.startTime;
   for (const auto &[name, value] : s.mpiIoEnv)
     t.header.metadata[std::string(kMpiIoEnvPrefix) + name] = value;
+  if (s.romioHintsContents)
+    t.header.metadata[std::string(kRomioHintsContentsKey)] = *s.romioHintsContents;
   // The names move into the trace and the runtime's tables are freed: no
   // name is held twice at finalize (MemoryBudget.h counts it so). Nothing is
   // recorded after this (s.finished).
@@ -1316,9 +1320,13 @@ void onMpiInitialized() {
   // before MPI_Init (ROMIO's syshints test sets ROMIO_HINTS), so they are
   // read now rather than at start-up.
   s.mpiIoEnv.clear();
+  s.romioHintsContents.reset();
   for (std::string_view name : kMpiIoEnv)
-    if (const char *value = getenv(std::string(name).c_str()))
+    if (const char *value = getenv(std::string(name).c_str())) {
       s.mpiIoEnv.emplace_back(name, value);
+      if (name == "ROMIO_HINTS")
+        s.romioHintsContents = readRomioHintsFile(value);
+    }
   s.mpiInitEndTicks = ticks();
 }
 
