@@ -344,8 +344,7 @@ void Generator::noteHintsFile() {
   });
   if (fds.empty())
     return; // ROMIO never opened it (or the open failed): nothing to provide
-  if (auto contents = trace_.header.metadata.find("romio_hints.contents");
-      contents != trace_.header.metadata.end()) {
+  if (auto contents = trace_.header.metadata.find("romio_hints.contents"); contents != trace_.header.metadata.end()) {
     hintsInput_ = HintsInput{hints->second, contents->second, 0};
     return;
   }
