@@ -16,6 +16,14 @@ bool isIoCallName(llvm::StringRef Symbol) {
     llvm::StringSet<> S;
 #define SIO_IO_CALL(NAME, LAYER, ...) S.insert(#NAME);
 #include "sio/IoCalls.def"
+    // The profiling names of the MPI functions, which the runtime records
+    // like the MPI_ ones (SioTracePass.cpp's table has them too).
+    llvm::SmallVector<std::string, 128> Mpi;
+    for (const auto &E : S)
+      if (E.getKey().starts_with("MPI_"))
+        Mpi.push_back("P" + E.getKey().str());
+    for (const std::string &N : Mpi)
+      S.insert(N);
     return S;
   }();
   return Names.contains(Symbol);

@@ -136,7 +136,10 @@ void addFortranBindings(StringMap<Layer> &T, StringRef CName, Layer L) {
 }
 
 /// Every name the pass marks: the C symbols of IoCalls.def (the one list)
-/// and, derived from them, the Fortran bindings of its MPI functions.
+/// and, derived from them, the profiling names of its MPI functions
+/// (PMPI_File_open: the runtime records an application's PMPI_ call like
+/// the MPI_ one, docs/runtime.md "Programs that call PMPI_ names") and their
+/// Fortran bindings.
 const StringMap<Layer> &ioCallTable() {
   static const StringMap<Layer> Table = [] {
     StringMap<Layer> T;
@@ -145,8 +148,11 @@ const StringMap<Layer> &ioCallTable() {
     SmallVector<std::pair<std::string, Layer>, 128> CNames;
     for (const auto &E : T)
       CNames.push_back({E.getKey().str(), E.getValue()});
-    for (const auto &[Name, L] : CNames)
+    for (const auto &[Name, L] : CNames) {
       addFortranBindings(T, Name, L);
+      if (StringRef(Name).starts_with("MPI_"))
+        T["P" + Name] = L;
+    }
     return T;
   }();
   return Table;
