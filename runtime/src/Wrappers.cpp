@@ -129,8 +129,12 @@ template <CallId ID, class Fn> Fn realMpi() {
 /// call, MPI_Init or the runtime) are left to traced()'s depth and blocked
 /// guards.
 inline bool pmpiNotApplications(const void *returnAddress) {
-  if (g_pmpiUnrecorded.load(std::memory_order_relaxed))
+  if (g_pmpiUnrecorded.load(std::memory_order_relaxed)) {
+    // The program's own call, which the plugin may have marked (it marks
+    // PMPI_ names): its site is not for the next recorded call.
+    tls.pendingSite = 0;
     return true;
+  }
   const auto a = reinterpret_cast<uintptr_t>(returnAddress);
   const uintptr_t sl = g_spans.selfLo.load(std::memory_order_relaxed);
   const uintptr_t ml = g_spans.mpiLo.load(std::memory_order_relaxed);
