@@ -251,6 +251,10 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
 
   bool inner = false;
   if (ts.depth) {
+    // A call inside an intercepted MPI call: the library's, or the program's
+    // own callback (an error handler, a datarep conversion) whose call the
+    // plugin marked; either way its site is not the next recorded call's.
+    ts.pendingSite = 0;
     if constexpr (kMpi) {
       // MPI called from inside an intercepted MPI call: the library's own.
       ++ts.depth;
