@@ -276,14 +276,19 @@ OJson traceJson(const Trace &t) {
     meta[k] = v;
   o["metadata"] = std::move(meta);
 
+  // A site and a loop both name a place in the source.
+  auto place = [](const auto &p) {
+    OJson j = OJson::object();
+    j["id"] = formatId(p.id);
+    j["file"] = p.file;
+    j["line"] = p.line;
+    j["column"] = p.column;
+    j["function"] = p.function;
+    return j;
+  };
   OJson sites = OJson::array();
   for (const SiteInfo &s : t.sites) {
-    OJson j = OJson::object();
-    j["id"] = formatId(s.id);
-    j["file"] = s.file;
-    j["line"] = s.line;
-    j["column"] = s.column;
-    j["function"] = s.function;
+    OJson j = place(s);
     j["callee"] = s.callee;
     if (s.loop)
       j["loop"] = formatId(s.loop);
@@ -293,12 +298,7 @@ OJson traceJson(const Trace &t) {
 
   OJson loops = OJson::array();
   for (const LoopInfo &l : t.loops) {
-    OJson j = OJson::object();
-    j["id"] = formatId(l.id);
-    j["file"] = l.file;
-    j["line"] = l.line;
-    j["column"] = l.column;
-    j["function"] = l.function;
+    OJson j = place(l);
     if (l.parent)
       j["parent"] = formatId(l.parent);
     loops.push_back(std::move(j));
