@@ -607,6 +607,12 @@ Trace buildRankTrace(State &s) {
     t.header.notes.push_back("this program was started by exec from a traced program of the same process; "
                              "the calls made before the exec are in " +
                              s.execPredecessor);
+  if (g_inexact.load() & uint32_t(Inexact::ToolFirst)) {
+    // Reads the tool served are missing: the trace must not say complete.
+    t.header.complete = false;
+    t.header.notes.push_back("libsio-prefetch.so intercepted MPI-IO before the tracer: the application's MPI-IO "
+                             "calls it served are not in this trace");
+  }
   if (toolBehindTracer())
     // The application's calls are as made; what MPI did under them is not
     // what it would do without the tool.
