@@ -10,6 +10,7 @@
 #include "MpiIoEnv.h"
 #include "RomioNames.h"
 #include "Signals.h"
+#include "Tools.h"
 #include "TracePath.h"
 #include "WriterProcess.h"
 #include "sio/siotrace_abi.h"

@@ -275,13 +275,6 @@ inline void noteInexact(Inexact why) {
   if (!(g_inexact.load(std::memory_order_relaxed) & uint32_t(why)))
     g_inexact.fetch_or(uint32_t(why), std::memory_order_relaxed);
 }
-/// Tool libraries in the process (Wrappers.cpp, "tool libraries"): found
-/// once at start-up; whether one interposes MPI-IO before the tracer (the
-/// application's MPI-IO calls reach the tracer only as the tool passes them
-/// on); whether MPI calls went through one loaded after it.
-void findToolLibraries();
-bool toolBeforeTracer();
-bool toolBehindTracer();
 /// The header's `inexact` reasons for the bits set.
 std::vector<std::string> inexactReasons(uint32_t bits);
 /// A data call on descriptor `fd` (> 2) whose open was not recorded: marks

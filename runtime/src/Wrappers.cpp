@@ -6,6 +6,7 @@
 // function through dlsym(RTLD_NEXT); MPI lines get two wrappers, MPI_X and
 // PMPI_X, which reach MPI's PMPI_X the same way.
 #include "CodeSpan.h"
+#include "Tools.h"
 #include "sio/siotrace_abi.h"
 #include "ParamKinds.h"
 #include "sio/IoCallParams.h"
@@ -127,8 +128,9 @@ template <CallId ID, class Fn> Fn realMpi() {
 //
 // Libraries that interpose MPI-IO in the same process and make MPI and POSIX
 // calls of their own (docs/runtime.md, "Other tools in the same process"):
-// recognised by soname, once, when the runtime starts (they are preloaded or
-// linked; one dlopened later is not seen). The trace is the application's:
+// recognised by soname, once, when the runtime starts (Tools.cpp; they are
+// preloaded or linked, one dlopened later is not seen). The trace is the
+// application's:
 // - loaded after the tracer (LD_PRELOAD="libsiotrace-rt.so TOOL"), the
 //   tool's MPI_X is what MPI_X's wrapper calls (dlsym(RTLD_NEXT), instead of
 //   MPI's PMPI_X, which would skip the tool), so the application's call is
@@ -141,30 +143,10 @@ template <CallId ID, class Fn> Fn realMpi() {
 //   tool's, not recorded;
 // - loaded before the tracer, the tool gets the application's MPI-IO calls
 //   first and the tracer sees only what it passes on to MPI: the trace is
-//   marked inexact (Inexact::ToolFirst).
+//   marked incomplete and inexact (Inexact::ToolFirst).
 
-constexpr const char *kToolLibraries[] = {"libsio-prefetch.so"};
-constexpr int kMaxToolSpans = 4;
-
-struct Tools {
-  /// Spans found; 0 (the common case) costs the POSIX wrappers one load.
-  std::atomic<int> n{0};
-  std::atomic<uintptr_t> lo[kMaxToolSpans], hi[kMaxToolSpans];
-} g_tools;
-
-/// Per MPI CallId: the tool's MPI_X that MPI_X's wrapper calls, or null.
-std::atomic<void *> g_toolMpi[kNumCalls];
 /// Per MPI CallId: what MPI_X's wrapper calls (the tool's MPI_X or MPI's PMPI_X).
 std::atomic<void *> g_frontMpi[kNumCalls];
-
-inline bool inToolSpan(uintptr_t a, int n) {
-  for (int i = 0; i < n; ++i) {
-    const uintptr_t lo = g_tools.lo[i].load(std::memory_order_relaxed);
-    if (a - lo < g_tools.hi[i].load(std::memory_order_relaxed) - lo)
-      return true;
-  }
-  return false;
-}
 
 /// A POSIX/stdio call that is a tool's (n > 0 tool spans): made from a
 /// tool's code, or, inside a tool's MPI_X, by anything but the MPI library.
@@ -469,32 +451,6 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
 }
 
 } // namespace
-
-void findToolLibraries() {
-  CodeSpan spans[kMaxToolSpans];
-  const int n = codeSpansNamed(kToolLibraries, int(std::size(kToolLibraries)), spans, kMaxToolSpans);
-  for (int i = 0; i < n; ++i) {
-    g_tools.lo[i].store(spans[i].lo, std::memory_order_relaxed);
-    g_tools.hi[i].store(spans[i].hi, std::memory_order_relaxed);
-  }
-  g_tools.n.store(n, std::memory_order_release);
-}
-
-bool toolBeforeTracer() {
-  const int n = g_tools.n.load(std::memory_order_acquire);
-  if (n == 0)
-    return false;
-  // The definition the application's MPI_File_read binds to.
-  void *front = dlsym(RTLD_DEFAULT, "MPI_File_read");
-  return front != nullptr && inToolSpan(reinterpret_cast<uintptr_t>(front), n);
-}
-
-bool toolBehindTracer() {
-  for (const auto &slot : g_toolMpi)
-    if (slot.load(std::memory_order_relaxed) != nullptr)
-      return true;
-  return false;
-}
 
 } // namespace sio::rt
 
