@@ -20,4 +20,9 @@ struct CodeSpan {
 /// (dl_iterate_phdr: takes the loader's lock, so call it on a cold path only).
 CodeSpan codeSpanOf(const void *addr);
 
+/// The spans of the loaded objects whose file is one of `sonames` (base
+/// name "libX.so" or "libX.so.N..."), at most `max` of them; returns how
+/// many (dl_iterate_phdr: cold path only).
+int codeSpansNamed(const char *const *sonames, int nnames, CodeSpan *out, int max);
+
 } // namespace sio::rt

@@ -10,6 +10,7 @@
 #include "MpiIoEnv.h"
 #include "RomioNames.h"
 #include "Signals.h"
+#include "Tools.h"
 #include "TracePath.h"
 #include "WriterProcess.h"
 #include "sio/siotrace_abi.h"
@@ -609,6 +610,18 @@ Trace buildRankTrace(State &s) {
     t.header.notes.push_back("this program was started by exec from a traced program of the same process; "
                              "the calls made before the exec are in " +
                              s.execPredecessor);
+  if (g_inexact.load() & uint32_t(Inexact::ToolFirst)) {
+    // Reads the tool served are missing: the trace must not say complete.
+    t.header.complete = false;
+    t.header.notes.push_back("libsio-prefetch.so intercepted MPI-IO before the tracer: the application's MPI-IO "
+                             "calls it served are not in this trace");
+  }
+  if (toolBehindTracer())
+    // The application's calls are as made; what MPI did under them is not
+    // what it would do without the tool.
+    t.header.notes.push_back("MPI calls went through libsio-prefetch.so (loaded after the tracer): the "
+                             "application's calls are recorded as made; the inner POSIX calls under them are "
+                             "what MPI did for the prefetcher, which served some reads from its cache");
   if (s.gapsSkipped)
     t.header.notes.push_back(std::to_string(s.gapsSkipped) + " calls on rank " + std::to_string(s.rank) +
                              " were still in progress at the end; calls of different threads around them "
@@ -959,7 +972,7 @@ void forkChild() {
   tls.buf = nullptr;
   q.blocks.store(q.freeBlocks.size());
   s.nextSeq = g_seq.load();
-  tls.depth = tls.mpiioOpen = 0;
+  tls.depth = tls.mpiioOpen = tls.inTool = 0;
   s.comp = IntraRankCompressor();
   s.events = 0;
   s.capNotes.clear();
@@ -1167,7 +1180,10 @@ std::vector<std::string> inexactReasons(uint32_t bits) {
       "inline getc_unlocked/putc_unlocked-style buffer access (glibc <stdio.h> at -O1 and above) on a "
       "recorded stream: the bytes moved inside the stream buffer are not recorded",
       "a scanf-family or wide-character stdio call on a stream without a position: the bytes it moved are "
-      "not known"};
+      "not known",
+      "libsio-prefetch.so was loaded before the tracer and interposes MPI-IO first: the trace holds the MPI "
+      "calls it passed on (reads it served from its cache are missing or have count 0), not the "
+      "application's; preload libsiotrace-rt.so first (docs/runtime.md, \"Other tools in the same process\")"};
   std::vector<std::string> v;
   for (int i = 0; i < kNumInexact; ++i)
     if (bits & (1u << i))
@@ -1286,6 +1302,7 @@ void ensureInit() {
     unsetenv(kExecPredecessorVar); // the application's environment as untraced
   }
   g_layers = s.settings.layers;
+  findToolLibraries();
   Q().blockRecords = size_t(s.settings.bufferRecords);
   pthread_atfork(forkPrepare, forkParent, forkChild);
   calibrate(s);
@@ -1327,6 +1344,8 @@ void onMpiInitialized() {
       if (name == "ROMIO_HINTS")
         s.romioHintsContents = readRomioHintsFile(value);
     }
+  if (toolBeforeTracer())
+    noteInexact(Inexact::ToolFirst);
   s.mpiInitEndTicks = ticks();
 }
 

@@ -129,6 +129,7 @@ struct ThreadState {
   uint32_t blocked;    ///< >0: runtime internals, MPI_Init/Finalize: record nothing
   uint32_t depth;      ///< intercepted MPI calls in progress on this thread
   uint32_t mpiioOpen;  ///< a recorded MPI-IO call is in progress: nested POSIX is inner
+  uint32_t inTool;     ///< in a tool library's MPI_X the MPI_X wrapper called (Wrappers.cpp, tools)
   uint64_t pendingSite;
   /// The loop id of the last __sio_loop_iter not yet carried by a record.
   uint64_t pendingIter;
@@ -266,8 +267,9 @@ enum class Inexact : uint32_t {
   Aio = 1u << 3,         ///< POSIX AIO on a recorded descriptor
   InlineStdio = 1u << 4, ///< inline getc_unlocked/putc_unlocked buffer access on a recorded stream
   Position = 1u << 5,    ///< a scanf/wide-character call on a stream with no position
+  ToolFirst = 1u << 6,   ///< a tool library interposes MPI-IO before the tracer
 };
-inline constexpr int kNumInexact = 6;
+inline constexpr int kNumInexact = 7;
 extern std::atomic<uint32_t> g_inexact;
 inline void noteInexact(Inexact why) {
   if (!(g_inexact.load(std::memory_order_relaxed) & uint32_t(why)))

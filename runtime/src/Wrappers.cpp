@@ -6,6 +6,7 @@
 // function through dlsym(RTLD_NEXT); MPI lines get two wrappers, MPI_X and
 // PMPI_X, which reach MPI's PMPI_X the same way.
 #include "CodeSpan.h"
+#include "Tools.h"
 #include "sio/siotrace_abi.h"
 #include "ParamKinds.h"
 #include "sio/IoCallParams.h"
@@ -121,6 +122,70 @@ inline void *resolveMpi(std::atomic<void *> &slot, const char *name) {
 template <CallId ID, class Fn> Fn realMpi() {
   constexpr auto idx = static_cast<size_t>(ID);
   return reinterpret_cast<Fn>(resolveMpi(g_realMpi[idx], kPmpiName[idx]));
+}
+
+// ---- tool libraries -------------------------------------------------------------
+//
+// Libraries that interpose MPI-IO in the same process and make MPI and POSIX
+// calls of their own (docs/runtime.md, "Other tools in the same process"):
+// recognised by soname, once, when the runtime starts (Tools.cpp; they are
+// preloaded or linked, one dlopened later is not seen). The trace is the
+// application's:
+// - loaded after the tracer (LD_PRELOAD="libsiotrace-rt.so TOOL"), the
+//   tool's MPI_X is what MPI_X's wrapper calls (dlsym(RTLD_NEXT), instead of
+//   MPI's PMPI_X, which would skip the tool), so the application's call is
+//   recorded as made and the tool still sees it; the tool's own PMPI_ calls
+//   are nested, and POSIX calls made while in the tool are inner events only
+//   when the MPI library makes them (the tool's own open, report, its
+//   libstdc++ reads are not);
+// - on any thread (the tool's prefetch thread, which the application did not
+//   create), a POSIX/stdio call whose return address lies in a tool is the
+//   tool's, not recorded;
+// - loaded before the tracer, the tool gets the application's MPI-IO calls
+//   first and the tracer sees only what it passes on to MPI: the trace is
+//   marked incomplete and inexact (Inexact::ToolFirst).
+
+/// Per MPI CallId: what MPI_X's wrapper calls (the tool's MPI_X or MPI's PMPI_X).
+std::atomic<void *> g_frontMpi[kNumCalls];
+
+/// A POSIX/stdio call that is a tool's (n > 0 tool spans): made from a
+/// tool's code, or, inside a tool's MPI_X, by anything but the MPI library.
+inline bool toolsOwn(const void *returnAddress, int n, uint32_t inTool) {
+  const auto a = reinterpret_cast<uintptr_t>(returnAddress);
+  if (inTool) {
+    const uintptr_t ml = g_spans.mpiLo.load(std::memory_order_relaxed);
+    return !(a - ml < g_spans.mpiHi.load(std::memory_order_relaxed) - ml);
+  }
+  return inToolSpan(a, n);
+}
+
+__attribute__((noinline, cold)) void *resolveFrontSlow(size_t idx) {
+  void *real = resolveMpi(g_realMpi[idx], kPmpiName[idx]);
+  if (real == nullptr)
+    return nullptr;
+  void *next = nullptr;
+  if (const int n = g_tools.n.load(std::memory_order_acquire)) {
+    t_resolving = true;
+    next = dlsym(RTLD_NEXT, kCallInfo[idx].name);
+    t_resolving = false;
+    if (next != nullptr && !inToolSpan(reinterpret_cast<uintptr_t>(next), n))
+      next = nullptr; // MPI's own MPI_X: its PMPI_X is the same call
+  }
+  if (next != nullptr)
+    g_toolMpi[idx].store(next, std::memory_order_relaxed);
+  void *p = next ? next : real;
+  g_frontMpi[idx].store(p, std::memory_order_release);
+  return p;
+}
+
+/// What MPI_X's wrapper calls: a tool's MPI_X loaded after the tracer, else
+/// MPI's PMPI_X.
+template <CallId ID, class Fn> Fn frontMpi() {
+  constexpr auto idx = static_cast<size_t>(ID);
+  void *p = g_frontMpi[idx].load(std::memory_order_acquire);
+  if (__builtin_expect(p == nullptr, 0))
+    p = resolveFrontSlow(idx);
+  return reinterpret_cast<Fn>(p);
 }
 
 /// A PMPI_ wrapper's call that is not the application's: made by the MPI
@@ -249,6 +314,12 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
     return callReal(real, as.value...);
   }
 
+  if constexpr (!kMpi) {
+    if (const int n = g_tools.n.load(std::memory_order_acquire)) [[unlikely]]
+      if (toolsOwn(__builtin_return_address(0), n, ts.inTool))
+        return callReal(real, as.value...);
+  }
+
   bool inner = false;
   if (ts.depth) {
     // A call inside an intercepted MPI call: the library's, or the program's
@@ -309,10 +380,14 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
     }
   }
 
+  // MPI_X's wrapper calling a tool's MPI_X (loaded after the tracer).
+  bool viaTool = false;
   if constexpr (kMpi) {
     ++ts.depth;
     if (L == Layer::MPIIO)
       ++ts.mpiioOpen;
+    viaTool = g_toolMpi[static_cast<size_t>(ID)].load(std::memory_order_relaxed) == reinterpret_cast<void *>(real);
+    ts.inTool += viaTool;
   }
   constexpr bool kEndIsNull = kNullMayBeEnd[static_cast<size_t>(ID)];
   *errnoPtr = kEndIsNull ? 0 : savedErrno;
@@ -329,6 +404,7 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
     --ts.depth;
     if (L == Layer::MPIIO)
       --ts.mpiioOpen;
+    ts.inTool -= viaTool;
   }
   if (ok) {
     // Records never move: `rec` is still this call's (inner events may have
@@ -383,6 +459,7 @@ __attribute__((always_inline)) inline auto traced(Fn real, As... as) {
 }
 
 } // namespace
+
 } // namespace sio::rt
 
 // ---- generation from IoCalls.def -------------------------------------------------
@@ -446,8 +523,8 @@ using sio_va_list = void *;
 #define SIO_VA_REAL_VAMODE(R) R
 #define SIO_VA_REAL_VAFWD(V) ::sio::rt::realPosix<::sio::rt::CallId::V, Fn>() SIO_IGNORE
 
-#define SIO_REAL_MPIIO(NAME, FN) ::sio::rt::realMpi<::sio::rt::CallId::NAME, FN>()
-#define SIO_REAL_SYNC(NAME, FN) ::sio::rt::realMpi<::sio::rt::CallId::NAME, FN>()
+#define SIO_REAL_MPIIO(NAME, FN) ::sio::rt::frontMpi<::sio::rt::CallId::NAME, FN>()
+#define SIO_REAL_SYNC(NAME, FN) ::sio::rt::frontMpi<::sio::rt::CallId::NAME, FN>()
 #define SIO_REAL_POSIX(NAME, FN) ::sio::rt::realPosix<::sio::rt::CallId::NAME, FN>()
 #define SIO_REAL_STDIO(NAME, FN) ::sio::rt::realPosix<::sio::rt::CallId::NAME, FN>()
 
