@@ -131,10 +131,9 @@ void Extrapolator::computeReadResults(Trace &out) const {
         int64_t size = isPosixRead(e.op) ? 1 : 0; // 0: not known
         if (!size) {
           const Param *dt = e.param("datatype");
-          const Expr *id = dt && dt->value.isUniform() ? std::get_if<Expr>(&dt->value.entries()[0].value) : nullptr;
+          const auto id = dt ? uniformConstant(dt->value) : std::nullopt;
           for (const ObjectEntry &d : out.datatypes)
-            if (id && id->constantValue() == d.id && d.kind == "named" && d.fields.count("size") &&
-                !d.fields.at("size").empty())
+            if (id && *id == d.id && d.kind == "named" && d.fields.count("size") && !d.fields.at("size").empty())
               size = d.fields.at("size")[0].constantValue().value_or(0);
         }
         if (count && size > 0) {

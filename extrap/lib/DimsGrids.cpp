@@ -13,13 +13,6 @@ namespace sio::extrap {
 
 namespace {
 
-bool hasRankTiming(const std::vector<sio::trace::Node> &body) {
-  for (const sio::trace::Node &n : body)
-    if (n.isLoop() ? hasRankTiming(n.loop().body) : !n.event().rankTiming.empty())
-      return true;
-  return false;
-}
-
 void factorizations(int64_t n, int64_t d, int64_t largest, std::vector<int64_t> &prefix,
                     std::vector<std::vector<int64_t>> &out) {
   if (d == 1) {
@@ -100,10 +93,7 @@ void Extrapolator::findDimsGrids() {
             continue;
           auto constant = [&](const std::string &name) -> std::optional<int64_t> {
             const Param *p = e.param(name);
-            if (!p || !p->value.isUniform())
-              return std::nullopt;
-            const Expr *x = std::get_if<Expr>(&p->value.entries()[0].value);
-            return x ? x->constantValue() : std::nullopt;
+            return p ? uniformConstant(p->value) : std::nullopt;
           };
           auto nnodes = constant("nnodes"), ndims = constant("ndims");
           if (!nnodes || !ndims || *nnodes != t.header.nranks)
@@ -214,12 +204,6 @@ void Extrapolator::gridCandidates(const std::vector<int64_t> &ns, const std::vec
 // hypothesis; those that reproduce every input must agree at the target
 // (or --prefer grid / --prefer preset chooses).
 void Extrapolator::recomputeDims(const std::vector<const Event *> &events, const std::string &where, Event &out) const {
-  auto uniform = [](const ElasticValue &v) -> std::optional<int64_t> {
-    if (!v.isUniform())
-      return std::nullopt;
-    const Expr *x = std::get_if<Expr>(&v.entries()[0].value);
-    return x ? x->constantValue() : std::nullopt;
-  };
   auto fail = [&](const std::string &why) {
     throw ExtrapError("cannot recompute the output of " + where + " at " + std::to_string(options_.targetRanks) +
                       " ranks: " + why);
@@ -229,7 +213,7 @@ void Extrapolator::recomputeDims(const std::vector<const Event *> &events, const
   int64_t ndims = 0;
   for (const Event *e : events) {
     const Param *n = e->param("nnodes"), *d = e->param("ndims");
-    auto nv = n ? uniform(n->value) : std::nullopt, dv = d ? uniform(d->value) : std::nullopt;
+    auto nv = n ? uniformConstant(n->value) : std::nullopt, dv = d ? uniformConstant(d->value) : std::nullopt;
     if (!nv || !dv || *dv < 1 || (ndims && *dv != ndims))
       fail("nnodes and ndims must be the same on every rank, and ndims the same at every rank count");
     ndims = *dv;
@@ -237,7 +221,7 @@ void Extrapolator::recomputeDims(const std::vector<const Event *> &events, const
     std::vector<int64_t> g;
     for (int64_t k = 0; k < std::min<int64_t>(ndims, 4); ++k) {
       const Param *x = e->param("dims" + std::to_string(k));
-      auto v = x ? uniform(x->value) : std::nullopt;
+      auto v = x ? uniformConstant(x->value) : std::nullopt;
       if (!v)
         fail("its output dims" + std::to_string(k) + " differs between ranks or is missing");
       g.push_back(*v);

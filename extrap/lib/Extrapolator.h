@@ -26,6 +26,29 @@ namespace sio::extrap::detail {
 // The fits name the trace model's types throughout, as the single file did.
 using namespace sio::trace;
 
+/// The value every rank has, if `value` is one constant for all its ranks.
+inline std::optional<int64_t> uniformConstant(const ElasticValue &value) {
+  if (!value.isUniform())
+    return std::nullopt;
+  const Expr *x = std::get_if<Expr>(&value.entries()[0].value);
+  return x ? x->constantValue() : std::nullopt;
+}
+
+/// Calls `check` at every combination of `depth` loop indices in 0..2 (the
+/// innermost fastest) as long as it returns true; whether it always did.
+template <class Check> bool atFewLoopIndices(uint32_t depth, Check &&check) {
+  std::vector<int64_t> idx(depth, 0);
+  for (;;) {
+    if (!check(idx))
+      return false;
+    size_t d = 0;
+    while (d < idx.size() && ++idx[d] == 3)
+      idx[d++] = 0;
+    if (d == idx.size())
+      return true;
+  }
+}
+
 // Walks the inputs in lock step (sorted by rank count) and builds the target.
 class Extrapolator {
 public:

@@ -239,17 +239,14 @@ std::vector<FileEntry> Extrapolator::fitFiles() const {
         refuseNames(where, f, shown);
       std::set<int64_t> users;
       ranksNaming(in_[k]->body, e.id, ns_[k], users);
-      std::vector<int64_t> idx(depth, 0);
-      for (;;) {
+      const bool same = atFewLoopIndices(depth, [&](const std::vector<int64_t> &idx) {
         for (int64_t r : users)
           if (entry.nameFor(r, ns_[k], idx) != e.nameFor(r, ns_[k], idx))
-            refuseNames(where, f, shown);
-        size_t d = 0;
-        while (d < idx.size() && ++idx[d] == 3)
-          idx[d++] = 0;
-        if (d == idx.size())
-          break;
-      }
+            return false;
+        return true;
+      });
+      if (!same)
+        refuseNames(where, f, shown);
     }
     out.push_back(std::move(entry));
   }

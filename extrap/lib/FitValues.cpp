@@ -102,17 +102,12 @@ std::optional<Expr> Extrapolator::fitOnLargerInputs(const std::vector<const Expr
     else
       for (int64_t r = 0; r < std::min<int64_t>(ns_[k], 4096); ++r)
         rankSet.push_back(r);
-    std::vector<int64_t> idx(depth, 0);
-    for (;;) {
+    return atFewLoopIndices(depth, [&](const std::vector<int64_t> &idx) {
       for (int64_t r : rankSet)
         if (model.evaluate({r, ns_[k], idx}) != values[k]->evaluate({r, ns_[k], idx}))
           return false;
-      size_t d = 0;
-      while (d < idx.size() && ++idx[d] == 3)
-        idx[d++] = 0;
-      if (d == idx.size())
-        return true;
-    }
+      return true;
+    });
   };
   std::vector<std::pair<std::string, Expr>> models;
   for (const char *family : {"scaling", "grid"}) {
