@@ -13,7 +13,6 @@
 
 namespace sio::rt {
 
-using namespace sio::trace;
 using namespace detail;
 
 namespace {

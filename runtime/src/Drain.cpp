@@ -16,7 +16,6 @@
 
 namespace sio::rt {
 
-using namespace sio::trace;
 using namespace detail;
 
 namespace {

@@ -14,7 +14,6 @@
 
 namespace sio::rt {
 
-using namespace sio::trace;
 using namespace detail;
 
 namespace {

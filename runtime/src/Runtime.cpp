@@ -18,7 +18,6 @@
 
 namespace sio::rt {
 
-using namespace sio::trace;
 using namespace detail;
 
 const CallInfo kCallInfo[kNumCalls] = {
