@@ -23,7 +23,8 @@ size_t mallocBytes(size_t n);
 size_t stringHeapBytes(size_t length);
 
 /// The rank's table of interned names (file paths, strings): a vector of
-/// names and a hash index of them, as Runtime.cpp keeps them.
+/// names and a hash index of them, as CallIds.cpp keeps them (State in
+/// RuntimeState.h).
 class InternedTableBytes {
 public:
   void add(size_t length) {
