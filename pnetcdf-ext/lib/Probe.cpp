@@ -45,9 +45,15 @@ ProbeResult probeDirectory(const std::string &dir, std::size_t bytes, const Prob
       break;
     }
     written += kProbeChunk;
-    if (deadline && written < total && deadline->elapsed() >= deadline->seconds.load()) {
-      r.stopped = true;
-      break;
+    if (deadline && written < total) {
+      const double now = deadline->elapsed(), first = deadline->firstFinish.load();
+      const double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      // The first finisher wrote `total` in `first` seconds.
+      const bool separated = now >= first && double(written) * first < kProbeSeparatedFraction * double(total) * mine;
+      if (now >= deadline->seconds.load() || separated) {
+        r.stopped = true;
+        break;
+      }
     }
   }
   if (fd >= 0) {
