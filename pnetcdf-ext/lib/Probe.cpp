@@ -46,11 +46,9 @@ ProbeResult probeDirectory(const std::string &dir, std::size_t bytes, const Prob
     }
     written += kProbeChunk;
     if (deadline && written < total) {
-      const double now = deadline->elapsed(), first = deadline->firstFinish.load();
       const double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      // The first finisher wrote `total` in `first` seconds.
-      const bool separated = now >= first && double(written) * first < kProbeSeparatedFraction * double(total) * mine;
-      if (now >= deadline->seconds.load() || separated) {
+      if (deadline->elapsed() >= deadline->seconds.load() ||
+          clearlySlower(written, mine, total, deadline->firstFinish.load())) {
         r.stopped = true;
         break;
       }

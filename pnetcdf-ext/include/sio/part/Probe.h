@@ -57,6 +57,18 @@ inline constexpr double kProbeDeadlineFactor = 2.0;
 /// chunk instead of 2 x t1: 78 instead of 140 ms per round.
 inline constexpr double kProbeSeparatedFraction = 0.5;
 
+/// Whether a target that has written `written` of `total` bytes in its own
+/// `mine` seconds is clearly slower than the first finisher, which wrote
+/// `total` in `first` seconds: its bandwidth is below kProbeSeparatedFraction
+/// of that one's over a window at least as long (`mine` >= `first`). A
+/// shorter window is not judged: under load a target's thread can start
+/// late and then have written one chunk whose time is mostly noise
+/// (bench/partitioning.sh at load 34-54 stopped a fast target after one
+/// 64 KiB chunk in 12 ms when any window counted).
+inline bool clearlySlower(std::size_t written, double mine, std::size_t total, double first) {
+  return mine >= first && double(written) * first < kProbeSeparatedFraction * double(total) * mine;
+}
+
 inline void ProbeDeadline::finished(double at) {
   lower(firstFinish, at);
   limit(kProbeDeadlineFactor * at);
