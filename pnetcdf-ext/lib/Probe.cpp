@@ -45,9 +45,13 @@ ProbeResult probeDirectory(const std::string &dir, std::size_t bytes, const Prob
       break;
     }
     written += kProbeChunk;
-    if (deadline && written < total && deadline->elapsed() >= deadline->seconds.load()) {
-      r.stopped = true;
-      break;
+    if (deadline && written < total) {
+      const double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (deadline->elapsed() >= deadline->seconds.load() ||
+          clearlySlower(written, mine, total, deadline->firstFinish.load())) {
+        r.stopped = true;
+        break;
+      }
     }
   }
   if (fd >= 0) {
