@@ -60,18 +60,20 @@ std::vector<Extrapolator::Candidate> Extrapolator::candidates(const std::vector<
 }
 
 /// The smallest rank count above the inputs (in the inputs' step first:
-/// 20, 24, 28, ... after 4, 8, 12, 16) where a and b differ.
+/// 20, 24, 28, ... after 4, 8, 12, 16) where a and b differ, other than the
+/// target itself: "add a trace at the rank count you asked for" helps no one.
 int64_t Extrapolator::decidingRanks(const std::vector<int64_t> &ns, int64_t target,
                                     const std::function<bool(int64_t)> &differs) {
+  auto decides = [&](int64_t n) { return n != target && differs(n); };
   int64_t step = 0;
   for (int64_t n : ns)
     step = std::gcd(step, n);
   const int64_t top = ns.back();
   for (int64_t n = top + step; step > 0 && n <= top + 256 * step; n += step)
-    if (differs(n))
+    if (decides(n))
       return n;
   for (int64_t n = top + 1; n <= top + 4096; ++n)
-    if (differs(n))
+    if (decides(n))
       return n;
   return target;
 }
