@@ -114,9 +114,15 @@ struct FileState {
   /// first filetype (PnetCDF reads there, BTIO reads its view from its
   /// start); later ones are at the view position and of the size of the
   /// first read after the previous set_view (PnetCDF's rank 0 has the
-  /// header in its view and reads after it). A guess the read after it
-  /// does not hit stops the guessing for the file.
+  /// header in its view and reads after it). After a read through such a
+  /// view, the guess is the view's next bytes (the file pointer moves
+  /// there: BTIO reads its view step by step, and PnetCDF's next get, of
+  /// the record's next variable, is the next filetype of the view of a
+  /// rank that read a whole one), so the thread loads it while the
+  /// application computes. A guess the read after it does not hit stops the
+  /// guessing for the file.
   std::optional<Access> viewGuess;
+  bool viewGuessAfterRead = false; ///< the guess is the view's next bytes, not a set_view's
   std::vector<Piece> viewGuessPieces;
   int64_t viewGuessLogical = 0;        ///< the guess's view position
   int64_t guessAt = 0, guessBytes = 0; ///< first read after the last guess: view position, bytes
@@ -558,6 +564,16 @@ void drop(MPI_File fh) {
     dropLocked(*f);
 }
 
+/// Whether `b` is `a` moved by some offset.
+bool sameShape(const std::vector<Piece> &a, const std::vector<Piece> &b) {
+  if (a.empty() || a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].length != b[i].length || a[i].offset - a[0].offset != b[i].offset - b[0].offset)
+      return false;
+  return true;
+}
+
 /// A read of `count` elements at view position `etypeOffset`, or of the
 /// individual file pointer when nullopt. Returns true and fills `buf` when
 /// the cache holds every byte; records the read for the predictor either way.
@@ -702,8 +718,10 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
   }
   if (f.viewGuess) {
     f.viewGuessFailed = f.viewGuessFailed || !hit;
-    f.guessAt = logical;
-    f.guessBytes = *bytes;
+    if (!f.viewGuessAfterRead) { // the first read after a set_view
+      f.guessAt = logical;
+      f.guessBytes = *bytes;
+    }
     f.viewGuess.reset();
   }
   if (f.enabled) {
@@ -714,6 +732,18 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
       for (Piece &p : f.shape)
         p.offset -= where;
       f.shapeBytes = *bytes;
+    }
+    // Still nothing to predict: guess the view's next bytes, when they are
+    // laid out as this read was (moved): a regular continuation, not the
+    // header PnetCDF's rank 0 keeps at the start of each filetype.
+    if (!f.logicalPlan && !f.viewGuessFailed && !f.atomic && f.view && !f.view->contiguous() &&
+        !f.predictor.predicts()) {
+      f.viewGuessPieces = f.view->map(logical + *bytes, *bytes);
+      if (sameShape(pieces, f.viewGuessPieces) && fitsInCache(f, f.viewGuessPieces)) {
+        f.viewGuess = Access{f.viewGuessPieces.front().offset, *bytes};
+        f.viewGuessLogical = logical + *bytes;
+        f.viewGuessAfterRead = true;
+      }
     }
   }
   if (hit) {
@@ -743,7 +773,7 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
   }
   // Wake the prefetch thread only when it has something to do: the window of
   // predictions moved or this read released cached blocks.
-  if (f.enabled && !f.atomic && f.predictor.predicts()) {
+  if (f.enabled && !f.atomic && (f.predictor.predicts() || f.viewGuess)) {
     ++f.c.wakeups;
     G.busy = true;
     G.work.notify_one();
@@ -1086,8 +1116,10 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
       const int64_t size = f->guessBytes > 0 ? f->guessBytes : f->view->size;
       f->viewGuessPieces = f->view->map(at, size);
       f->viewGuessLogical = at;
-      if (!f->viewGuessPieces.empty())
+      if (!f->viewGuessPieces.empty()) {
         f->viewGuess = Access{f->viewGuessPieces.front().offset, size};
+        f->viewGuessAfterRead = false;
+      }
     }
     f->c.setViewNs += nowNs() - t0;
     f->c.setViewMpiNs += t1 - t0;
