@@ -123,6 +123,8 @@ struct FileState {
   /// guessing for the file.
   std::optional<Access> viewGuess;
   bool viewGuessAfterRead = false; ///< the guess is the view's next bytes, not a set_view's
+  uint64_t viewSerial = 0;         ///< set_view calls so far
+  uint64_t viewGuessSerial = 0;    ///< viewSerial when the guess was made (its view position's view)
   std::vector<Piece> viewGuessPieces;
   int64_t viewGuessLogical = 0;        ///< the guess's view position
   int64_t guessAt = 0, guessBytes = 0; ///< first read after the last guess: view position, bytes
@@ -664,7 +666,7 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
           const auto next = upcomingFor(f, 1);
           predicted = !next.empty() && next[0] == Access{where, *bytes};
           // Or inside the view's guess (the thread loads it whole).
-          if (!*predicted && f.viewGuess && !f.predictor.predicts())
+          if (!*predicted && f.viewGuess && !f.predictor.predicts() && f.viewGuessSerial == f.viewSerial)
             predicted = logical >= f.viewGuessLogical && logical + *bytes <= f.viewGuessLogical + f.viewGuess->size;
         }
         if (inFlight || (G.busy && predicted.value_or(false)))
@@ -743,6 +745,7 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
         f.viewGuess = Access{f.viewGuessPieces.front().offset, *bytes};
         f.viewGuessLogical = logical + *bytes;
         f.viewGuessAfterRead = true;
+        f.viewGuessSerial = f.viewSerial;
       }
     }
   }
@@ -1109,16 +1112,23 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     }
     // MPI puts the file pointer at 0 of the new view: while the predictor
     // has nothing, guess that the next read is the view's first filetype.
-    f->viewGuess.reset();
+    // A guess of the view's next bytes (file pieces) outlives a set_view
+    // that makes no guess of its own: PnetCDF sets the default view again
+    // after each request, before the set_view of the next one.
+    ++f->viewSerial;
+    if (!f->viewGuessAfterRead)
+      f->viewGuess.reset();
     if (f->enabled && !f->logicalPlan && !f->viewGuessFailed && f->view && !f->view->contiguous() &&
         f->view->size > 0 && !f->predictor.predicts()) {
       const int64_t at = f->guessBytes > 0 ? f->guessAt : 0;
       const int64_t size = f->guessBytes > 0 ? f->guessBytes : f->view->size;
-      f->viewGuessPieces = f->view->map(at, size);
-      f->viewGuessLogical = at;
-      if (!f->viewGuessPieces.empty()) {
+      auto pieces = f->view->map(at, size);
+      if (!pieces.empty()) {
+        f->viewGuessPieces = std::move(pieces);
+        f->viewGuessLogical = at;
         f->viewGuess = Access{f->viewGuessPieces.front().offset, size};
         f->viewGuessAfterRead = false;
+        f->viewGuessSerial = f->viewSerial;
       }
     }
     f->c.setViewNs += nowNs() - t0;
