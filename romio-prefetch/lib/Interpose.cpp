@@ -69,6 +69,9 @@ struct Counters {
   /// the part in PMPI_File_set_view: a collective, ROMIO ends it with a
   /// barrier).
   uint64_t servedNs = 0, waitNs = 0, copyNs = 0, servedMpiNs = 0, setViewNs = 0, setViewMpiNs = 0;
+  /// The library's own work per call: flattening set_view's filetype, and
+  /// flattening a read's memory datatype (every read, hit or miss).
+  uint64_t setViewFlattenNs = 0, memoryTypeNs = 0;
 };
 
 uint64_t nowNs() {
@@ -111,9 +114,17 @@ struct FileState {
   /// first filetype (PnetCDF reads there, BTIO reads its view from its
   /// start); later ones are at the view position and of the size of the
   /// first read after the previous set_view (PnetCDF's rank 0 has the
-  /// header in its view and reads after it). A guess the read after it
-  /// does not hit stops the guessing for the file.
+  /// header in its view and reads after it). After a read through such a
+  /// view, the guess is the view's next bytes (the file pointer moves
+  /// there: BTIO reads its view step by step, and PnetCDF's next get, of
+  /// the record's next variable, is the next filetype of the view of a
+  /// rank that read a whole one), so the thread loads it while the
+  /// application computes. A guess the read after it does not hit stops the
+  /// guessing for the file.
   std::optional<Access> viewGuess;
+  bool viewGuessAfterRead = false; ///< the guess is the view's next bytes, not a set_view's
+  uint64_t viewSerial = 0;         ///< set_view calls so far
+  uint64_t viewGuessSerial = 0;    ///< viewSerial when the guess was made (its view position's view)
   std::vector<Piece> viewGuessPieces;
   int64_t viewGuessLogical = 0;        ///< the guess's view position
   int64_t guessAt = 0, guessBytes = 0; ///< first read after the last guess: view position, bytes
@@ -555,6 +566,16 @@ void drop(MPI_File fh) {
     dropLocked(*f);
 }
 
+/// Whether `b` is `a` moved by some offset.
+bool sameShape(const std::vector<Piece> &a, const std::vector<Piece> &b) {
+  if (a.empty() || a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].length != b[i].length || a[i].offset - a[0].offset != b[i].offset - b[0].offset)
+      return false;
+  return true;
+}
+
 /// A read of `count` elements at view position `etypeOffset`, or of the
 /// individual file pointer when nullopt. Returns true and fills `buf` when
 /// the cache holds every byte; records the read for the predictor either way.
@@ -581,6 +602,7 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
     }
   }
   FileState &f = *fp;
+  const uint64_t m0 = nowNs();
   std::optional<int64_t> bytes = contiguousBytes(type, count);
   // A derived memory type (a ghost-celled array, PnetCDF's buffer types):
   // its data bytes are scattered through the type, as MPI_Unpack would.
@@ -595,7 +617,9 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
     pos = *etypeOffset;
   else if (PMPI_File_get_position(fh, &pos) != MPI_SUCCESS)
     return false;
+  const uint64_t m1 = nowNs();
   std::unique_lock lock(G.mu);
+  f.c.memoryTypeNs += m1 - m0;
   if (!f.view || !bytes) {
     ++f.c.passthrough;
     return false;
@@ -642,7 +666,7 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
           const auto next = upcomingFor(f, 1);
           predicted = !next.empty() && next[0] == Access{where, *bytes};
           // Or inside the view's guess (the thread loads it whole).
-          if (!*predicted && f.viewGuess && !f.predictor.predicts())
+          if (!*predicted && f.viewGuess && !f.predictor.predicts() && f.viewGuessSerial == f.viewSerial)
             predicted = logical >= f.viewGuessLogical && logical + *bytes <= f.viewGuessLogical + f.viewGuess->size;
         }
         if (inFlight || (G.busy && predicted.value_or(false)))
@@ -696,8 +720,10 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
   }
   if (f.viewGuess) {
     f.viewGuessFailed = f.viewGuessFailed || !hit;
-    f.guessAt = logical;
-    f.guessBytes = *bytes;
+    if (!f.viewGuessAfterRead) { // the first read after a set_view
+      f.guessAt = logical;
+      f.guessBytes = *bytes;
+    }
     f.viewGuess.reset();
   }
   if (f.enabled) {
@@ -708,6 +734,19 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
       for (Piece &p : f.shape)
         p.offset -= where;
       f.shapeBytes = *bytes;
+    }
+    // Still nothing to predict: guess the view's next bytes, when they are
+    // laid out as this read was (moved): a regular continuation, not the
+    // header PnetCDF's rank 0 keeps at the start of each filetype.
+    if (!f.logicalPlan && !f.viewGuessFailed && !f.atomic && f.view && !f.view->contiguous() &&
+        !f.predictor.predicts()) {
+      f.viewGuessPieces = f.view->map(logical + *bytes, *bytes);
+      if (sameShape(pieces, f.viewGuessPieces) && fitsInCache(f, f.viewGuessPieces)) {
+        f.viewGuess = Access{f.viewGuessPieces.front().offset, *bytes};
+        f.viewGuessLogical = logical + *bytes;
+        f.viewGuessAfterRead = true;
+        f.viewGuessSerial = f.viewSerial;
+      }
     }
   }
   if (hit) {
@@ -737,7 +776,7 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
   }
   // Wake the prefetch thread only when it has something to do: the window of
   // predictions moved or this read released cached blocks.
-  if (f.enabled && !f.atomic && f.predictor.predicts()) {
+  if (f.enabled && !f.atomic && (f.predictor.predicts() || f.viewGuess)) {
     ++f.c.wakeups;
     G.busy = true;
     G.work.notify_one();
@@ -794,7 +833,7 @@ void report(const FileState &f) {
       "miss_bytes %llu prefetched_bytes %llu wasted_bytes %llu late_bytes %llu "
       "excluded %llu "
       "passthrough %llu prefetch_errors %llu wakeups %llu served_us %llu wait_us %llu copy_us %llu "
-      "served_mpi_us %llu set_view_us %llu set_view_mpi_us %llu\n",
+      "served_mpi_us %llu set_view_us %llu set_view_mpi_us %llu set_view_flatten_us %llu memory_type_us %llu\n",
       g().rank, f.name.c_str(),
       f.predictor.abandonedSignature() || f.viewsAbandoned ? "signature-abandoned" : f.mode.c_str(),
       stateName(f.predictor.state()), f.enabled ? "" : " disabled: ", f.enabled ? "" : f.disabledBecause.c_str(),
@@ -805,7 +844,8 @@ void report(const FileState &f) {
       (unsigned long long)f.c.passthrough, (unsigned long long)f.c.prefetchErrors, (unsigned long long)f.c.wakeups,
       (unsigned long long)(f.c.servedNs / 1000), (unsigned long long)(f.c.waitNs / 1000),
       (unsigned long long)(f.c.copyNs / 1000), (unsigned long long)(f.c.servedMpiNs / 1000),
-      (unsigned long long)(f.c.setViewNs / 1000), (unsigned long long)(f.c.setViewMpiNs / 1000));
+      (unsigned long long)(f.c.setViewNs / 1000), (unsigned long long)(f.c.setViewMpiNs / 1000),
+      (unsigned long long)(f.c.setViewFlattenNs / 1000), (unsigned long long)(f.c.memoryTypeNs / 1000));
   if (target == "stderr" || target == "-" || target == "1") {
     std::fputs(line, stderr);
     return;
@@ -1049,6 +1089,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
   std::optional<View> v;
   if (rc == MPI_SUCCESS && datarep && std::strcmp(datarep, "native") == 0)
     v = flattenView(disp, etype, filetype);
+  const uint64_t t2 = nowNs();
   std::lock_guard lock(g().mu);
   if (auto f = lookupFile(fh)) {
     // A view changes no byte of the file: the cache (by file offset) and the
@@ -1071,18 +1112,28 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     }
     // MPI puts the file pointer at 0 of the new view: while the predictor
     // has nothing, guess that the next read is the view's first filetype.
-    f->viewGuess.reset();
+    // A guess of the view's next bytes (file pieces) outlives a set_view
+    // that makes no guess of its own: PnetCDF sets the default view again
+    // after each request, before the set_view of the next one.
+    ++f->viewSerial;
+    if (!f->viewGuessAfterRead)
+      f->viewGuess.reset();
     if (f->enabled && !f->logicalPlan && !f->viewGuessFailed && f->view && !f->view->contiguous() &&
         f->view->size > 0 && !f->predictor.predicts()) {
       const int64_t at = f->guessBytes > 0 ? f->guessAt : 0;
       const int64_t size = f->guessBytes > 0 ? f->guessBytes : f->view->size;
-      f->viewGuessPieces = f->view->map(at, size);
-      f->viewGuessLogical = at;
-      if (!f->viewGuessPieces.empty())
+      auto pieces = f->view->map(at, size);
+      if (!pieces.empty()) {
+        f->viewGuessPieces = std::move(pieces);
+        f->viewGuessLogical = at;
         f->viewGuess = Access{f->viewGuessPieces.front().offset, size};
+        f->viewGuessAfterRead = false;
+        f->viewGuessSerial = f->viewSerial;
+      }
     }
     f->c.setViewNs += nowNs() - t0;
     f->c.setViewMpiNs += t1 - t0;
+    f->c.setViewFlattenNs += t2 - t1;
     g().busy = true;
     g().work.notify_one();
   }

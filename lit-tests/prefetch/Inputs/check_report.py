@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Checks sio-prefetch report lines (SIO_PREFETCH_REPORT=path):
   check_report.py REPORT --ranks N [--file NAME] [--min-hits F] [--max-wasted F]
-                  [--max-prefetched F] [--min-total-hits F]
+                  [--max-prefetched F] [--min-total-hits F] [--max-late-reads F]
 Lines of handles opened with sio_prefetch=disable are skipped. Every rank
 must have a line for the file with no passthrough read, hits >= F
 of its reads, wasted bytes <= F of the bytes it read, and prefetched bytes
 <= F times the bytes it read; --min-total-hits F: hits of all ranks together
->= F of their reads. Prints one line per
+>= F of their reads; --max-late-reads F: bytes of reads that waited for
+the prefetch thread <= F mean reads' worth on every rank. Prints one line per
 rank and "ok" or the failures; exits 1 on a failure."""
 import argparse
 import re
@@ -20,6 +21,7 @@ ap.add_argument("--min-hits", type=float, default=0.0)
 ap.add_argument("--max-wasted", type=float, default=1.0)
 ap.add_argument("--max-prefetched", type=float, default=None)
 ap.add_argument("--min-total-hits", type=float, default=None)
+ap.add_argument("--max-late-reads", type=float, default=None)
 a = ap.parse_args()
 
 rows = {}
@@ -51,6 +53,9 @@ for r in range(a.ranks):
         bad.append("rank %d: %d reads passed through" % (r, n["passthrough"]))
     if hits < a.min_hits:
         bad.append("rank %d: hits %.2f of reads < %.2f" % (r, hits, a.min_hits))
+    late = n["late_bytes"] / (read / n["reads"]) if read and n["reads"] else 0.0
+    if a.max_late_reads is not None and late > a.max_late_reads:
+        bad.append("rank %d: %.2f reads' worth of late bytes > %.2f" % (r, late, a.max_late_reads))
     if wasted > a.max_wasted:
         bad.append("rank %d: wasted %.3f of bytes read > %.3f" % (r, wasted, a.max_wasted))
 if a.min_total_hits is not None and total_reads and total_hits / total_reads < a.min_total_hits:

@@ -26,7 +26,10 @@
  *                   handle opened with sio_prefetch=disable (MPI's own read)
  *
  *   viewreads MODE [--steps N] [--compute-us N] [--cells N]
- *                  [--header BYTES] [--rows N]
+ *                  [--header BYTES] [--rows N] [--reset-view 1]
+ *
+ * --reset-view 1: struct modes set the default view (MPI_BYTE) again after
+ * each read, as PnetCDF does after each request.
  *
  * VIEWREADS_SETTLE_US=N: subarray modes sleep N µs between the open and the
  * set_view.
@@ -47,7 +50,7 @@ static int rank, nranks, steps = 24, computeUs = 2000, cells = 64, cases = 12;
 /* struct modes: bytes before the first record (PnetCDF's header: its
  * variables start at 512, off every block boundary), rows per rank (default
  * cells / 2) */
-static int header = 0, rows = 0;
+static int header = 0, rows = 0, resetView = 0;
 static unsigned seed = 1;
 static long reads, wrong;
 static const int kSentinel = -7;
@@ -165,6 +168,8 @@ static void structReads(const char *mode) {
     }
     expectCount(&st, memType, memCount);
     ++reads;
+    if (resetView)
+      MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
     for (int v = 0; v < 2; ++v)
       for (int y = 0; y < ly; ++y)
         for (int x = 0; x < lx; ++x) {
@@ -429,6 +434,8 @@ int main(int argc, char **argv) {
       header = atoi(argv[i + 1]) / 4 * 4;
     else if (!strcmp(argv[i], "--rows"))
       rows = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--reset-view"))
+      resetView = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--seed"))
       seed = (unsigned)strtoul(argv[i + 1], NULL, 10) | 1u;
   }
