@@ -11,10 +11,11 @@ struct Search {
   CodeSpan found;
 };
 
-int visit(struct dl_phdr_info *info, size_t, void *data) {
-  auto *s = static_cast<Search *>(data);
+/// The span of every executable segment of one object (empty when none);
+/// `holds` says whether `addr` lies in one of those segments (not merely
+/// between them).
+CodeSpan spanOf(const struct dl_phdr_info *info, uintptr_t addr = 0, bool *holds = nullptr) {
   CodeSpan span{UINTPTR_MAX, 0};
-  bool holds = false;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr) &ph = info->dlpi_phdr[i];
     if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
@@ -22,26 +23,20 @@ int visit(struct dl_phdr_info *info, size_t, void *data) {
     const uintptr_t lo = info->dlpi_addr + ph.p_vaddr, hi = lo + ph.p_memsz;
     span.lo = lo < span.lo ? lo : span.lo;
     span.hi = hi > span.hi ? hi : span.hi;
-    holds |= s->addr >= lo && s->addr < hi;
+    if (holds)
+      *holds |= addr >= lo && addr < hi;
   }
+  return span.hi ? span : CodeSpan{};
+}
+
+int visit(struct dl_phdr_info *info, size_t, void *data) {
+  auto *s = static_cast<Search *>(data);
+  bool holds = false;
+  const CodeSpan span = spanOf(info, s->addr, &holds);
   if (!holds)
     return 0;
   s->found = span;
   return 1; // stop
-}
-
-/// The span of every executable segment of one object (empty when none).
-CodeSpan spanOf(const struct dl_phdr_info *info) {
-  CodeSpan span{UINTPTR_MAX, 0};
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr) &ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-      continue;
-    const uintptr_t lo = info->dlpi_addr + ph.p_vaddr, hi = lo + ph.p_memsz;
-    span.lo = lo < span.lo ? lo : span.lo;
-    span.hi = hi > span.hi ? hi : span.hi;
-  }
-  return span.hi ? span : CodeSpan{};
 }
 
 struct ByName {
