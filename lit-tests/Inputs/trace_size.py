@@ -4,8 +4,9 @@ usage: trace_size.py SMALL BIG MAX_RATIO [--label TEXT]
 
 Prints "size <label>: ok" or "size <label>: too large" and exits 1 when the
 structure of BIG is more than MAX_RATIO times that of SMALL. The structure is
-the trace without its timing statistics ("compute", "duration") and its run
-metadata: their digits and histogram bins follow the machine's noise (a
+the trace without its timing statistics ("compute", "duration", and the
+per-rank-group "rank_timing", whose groups are ranks of similar speed) and its
+run metadata: their digits and histogram bins follow the machine's noise (a
 64-rank run on 2 cores takes seconds where 4 ranks take milliseconds), not
 the rank count, so a size check on whole files fails at random. Both the
 structure and the file sizes are printed."""
@@ -13,7 +14,7 @@ import json
 import os
 import sys
 
-_TIMING_KEYS = ("compute", "duration", "metadata")
+_TIMING_KEYS = ("compute", "duration", "rank_timing", "metadata")
 
 
 def structure_size(path):
