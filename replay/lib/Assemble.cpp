@@ -325,6 +325,7 @@ void Generator::noteHintsFile() {
     return;
   std::set<int64_t> fds; // inner descriptors on it
   int64_t bytes = 0;
+  std::set<int64_t> readSizes; // what each of ROMIO's reads of it returned
   forEachEvent(trace_.body, [&](const Event &e) {
     if (!e.inner)
       return;
@@ -338,24 +339,38 @@ void Generator::noteHintsFile() {
       for (int64_t fd : constantsOf(e, "fd"))
         onIt |= fds.count(fd) > 0;
       if (onIt)
-        for (int64_t r : constantsOf(e, "result"))
+        for (int64_t r : constantsOf(e, "result")) {
           bytes = std::max(bytes, r);
+          readSizes.insert(r);
+        }
     }
   });
   if (fds.empty())
     return; // ROMIO never opened it (or the open failed): nothing to provide
+  // The contents are read at MPI_Init; ROMIO reads the file whole at every
+  // MPI_File_open. A read of another size means the program (or someone)
+  // rewrote it in between: those contents would be silently wrong.
+  std::string stale;
   if (auto contents = trace_.header.metadata.find("romio_hints.contents"); contents != trace_.header.metadata.end()) {
-    hintsInput_ = HintsInput{hints->second, contents->second, 0};
-    return;
+    auto recorded = int64_t(contents->second.size());
+    auto other = std::find_if(readSizes.begin(), readSizes.end(), [&](int64_t r) { return r != 0 && r != recorded; });
+    if (other == readSizes.end()) {
+      hintsInput_ = HintsInput{hints->second, contents->second, 0};
+      return;
+    }
+    stale = ": its contents were recorded at MPI_Init (" + std::to_string(recorded) + " bytes), but ROMIO read " +
+            std::to_string(*other) + " bytes of it at an MPI_File_open, so the file changed during the run";
   }
   if (auto in = reads_.find(*id); in != reads_.end())
     in->second.reach = std::max(in->second.reach, bytes); // the program opens it too: provided already
   else {
     hintsInput_ = HintsInput{hints->second, std::nullopt, bytes};
     noteApproximation("the ROMIO_HINTS file " + hints->second + ", where it does not exist, is created as " +
-                      std::to_string(bytes) +
-                      " zero bytes: the trace does not record its contents (larger than 4 KiB, not text, or "
-                      "an older runtime), so the hints it gave the application's MPI-IO are not applied");
+                      std::to_string(bytes) + " zero bytes" +
+                      (stale.empty() ? ": the trace does not record its contents (larger than 4 KiB, not text, or "
+                                       "an older runtime)"
+                                     : stale) +
+                      ", so the hints it gave the application's MPI-IO are not applied");
   }
 }
 
