@@ -229,7 +229,11 @@ BENCHMARK(BM_PairedLibcPwrite)->Iterations(4000);
 void BM_PairedFputc(benchmark::State &state) {
   using FputcFn = int (*)(int, FILE *);
   static auto libcFputc = reinterpret_cast<FputcFn>(dlsym(dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD), "fputc"));
-  static FILE *stream = fopen((benchPath() + ".fputc").c_str(), "w");
+  // One stream per run of the benchmark (each repetition is a run); the
+  // lambdas below cannot capture, so it lives in a static.
+  static FILE *stream;
+  std::string path = benchPath() + ".fputc";
+  stream = fopen(path.c_str(), "w");
   if (libcFputc == nullptr || stream == nullptr) {
     state.SkipWithError("no stream or glibc's fputc not found");
     return;
@@ -238,7 +242,7 @@ void BM_PairedFputc(benchmark::State &state) {
       state, false, [](int) { return fputc('a', stream); }, [](int) { return libcFputc('a', stream); });
   fclose(stream);
   stream = nullptr;
-  unlink((benchPath() + ".fputc").c_str());
+  unlink(path.c_str());
 }
 BENCHMARK(BM_PairedFputc)->Iterations(4000);
 
