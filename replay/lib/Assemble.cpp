@@ -25,7 +25,8 @@ const char *const kPrelude =
 std::string Generator::assemble() {
   CodeEmitter objects; // first: it finds what is approximated
   emitObjects(objects);
-  noteHintsFile(); // before the header too: it may add an approximation
+  noteHintsFile(); // before the header too: they may add approximations
+  noteDifferingEnvironment();
   CodeEmitter out;
   const auto &h = trace_.header;
   out.comment("Replay of the I/O of " + (h.program.empty() ? std::string("a traced program") : "'" + h.program + "'") +
@@ -372,6 +373,13 @@ void Generator::noteHintsFile() {
                                      : stale) +
                       ", so the hints it gave the application's MPI-IO are not applied");
   }
+}
+
+void Generator::noteDifferingEnvironment() {
+  auto differs = trace_.header.metadata.find("mpi_io_env_differs");
+  if (differs != trace_.header.metadata.end())
+    noteApproximation("the MPI-IO environment differed between the application's ranks (" + differs->second +
+                      "): the replay sets the lowest rank's values on every rank");
 }
 
 bool Generator::hasMpiIoEnvironment() const {

@@ -350,6 +350,10 @@ private:
   /// hints; without them (a file too large, or an older runtime) as long as
   /// ROMIO's reads of it went, zero-filled, listed as an approximation.
   void noteHintsFile();
+  /// The runtime keeps the lowest rank's MPI-IO environment and lists the
+  /// keys other ranks had other values of (mpi_io_env_differs metadata):
+  /// an approximation of the replay, which sets one environment everywhere.
+  void noteDifferingEnvironment();
 
   bool hasMpiIoEnvironment() const;
 

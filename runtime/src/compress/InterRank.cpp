@@ -8,6 +8,8 @@
 #include "sio/trace/Json.h"
 
 #include <algorithm>
+#include <set>
+#include <string_view>
 
 // The parts of the merge: IdRemap (tables by content), BodyMerge (bodies
 // aligned node by node), RankFits (values as models of rank), FileNames
@@ -31,6 +33,57 @@ std::optional<TableKind> tableOfParam(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+
+/// The metadata of the MPI-IO environment (docs/trace-format.md: `env.NAME`
+/// and `romio_hints.contents`), which the replay sets on every rank.
+bool isMpiIoEnvKey(const std::string &key) { return key.starts_with("env.") || key == "romio_hints.contents"; }
+
+/// The keys a merged part lists in `mpi_io_env_differs` already.
+std::set<std::string> listedDiffering(const std::map<std::string, std::string> &metadata) {
+  std::set<std::string> keys;
+  auto listed = metadata.find(std::string(kMpiIoEnvDiffersKey));
+  if (listed == metadata.end())
+    return keys;
+  for (std::string_view rest = listed->second; !rest.empty();) {
+    size_t comma = rest.find(',');
+    keys.insert(std::string(rest.substr(0, comma)));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  return keys;
+}
+
+/// The trace keeps the lowest rank's MPI-IO environment; where another rank
+/// ran under different values, the replay would set the wrong ones on it
+/// without a word. Such keys are listed in `mpi_io_env_differs` (the
+/// replay names them among its approximations) with a note each.
+void noteDifferingEnvironment(TraceHeader &out, const TraceHeader &b) {
+  std::set<std::string> differ = listedDiffering(b.metadata);
+  using Metadata = std::map<std::string, std::string>;
+  auto compare = [&](const Metadata &side, const Metadata &other) {
+    for (const auto &[key, value] : side)
+      if (isMpiIoEnvKey(key))
+        if (auto it = other.find(key); it == other.end() || it->second != value)
+          differ.insert(key);
+  };
+  compare(out.metadata, b.metadata);
+  compare(b.metadata, out.metadata);
+  std::set<std::string> all = listedDiffering(out.metadata);
+  for (const std::string &key : differ)
+    if (all.insert(key).second)
+      out.notes.push_back("the MPI-IO environment differs between ranks: " + key +
+                          " has other values on some ranks; the trace keeps the lowest rank's, and a replay sets "
+                          "it on every rank");
+  if (all.empty())
+    return;
+  std::string list; // sorted: the same whatever the order of the merge
+  for (const std::string &key : all)
+    list += (list.empty() ? "" : ",") + key;
+  out.metadata[std::string(kMpiIoEnvDiffersKey)] = list;
+}
+
+} // namespace
+
 Trace mergeTraces(Trace a, Trace b) {
   Remaps remapA, remapB;
   Trace out;
@@ -38,6 +91,7 @@ Trace mergeTraces(Trace a, Trace b) {
   out.header.nranks = std::max(out.header.nranks, b.header.nranks);
   out.header.complete = out.header.complete && b.header.complete;
   out.header.droppedEvents += b.header.droppedEvents;
+  noteDifferingEnvironment(out.header, b.header);
   for (std::string &why : b.header.inexact)
     if (std::find(out.header.inexact.begin(), out.header.inexact.end(), why) == out.header.inexact.end())
       out.header.inexact.push_back(std::move(why));

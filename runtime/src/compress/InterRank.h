@@ -48,6 +48,10 @@ void formatLoopFileNames(sio::trace::Trace &t, int64_t rank);
 /// with its own rank lists, never dropped. Linear in size when the structures
 /// are equal (an LCS alignment is used only where they differ). Header: the
 /// first trace's, with complete/droppedEvents/notes combined.
+/// The metadata key listing (comma-separated) the MPI-IO environment keys
+/// whose values differ between ranks (docs/trace-format.md).
+inline constexpr std::string_view kMpiIoEnvDiffersKey = "mpi_io_env_differs";
+
 sio::trace::Trace mergeTraces(sio::trace::Trace a, sio::trace::Trace b);
 
 /// Per rank, before the merge: every event gets its rank's timing group

@@ -2,8 +2,12 @@
 #include "InterRank.h"
 #include "Recorder.h"
 
+#include <algorithm>
 #include <functional>
 #include <gtest/gtest.h>
+#include <map>
+#include <random>
+#include <set>
 
 namespace sio::rt::test {
 namespace {
@@ -216,6 +220,46 @@ Trace loopFilesTrace(int64_t n, const std::function<std::string(int64_t, int64_t
       level[k] = mergeTraces(std::move(level[k]), std::move(level[k + step]));
   finalizeMerged(level[0]);
   return std::move(level[0]);
+}
+
+/// Generated: n ranks, each with or without each MPI-IO environment key and
+/// one of two values. After the tree merge, mpi_io_env_differs lists
+/// exactly the keys that are not the same on every rank (absent counts as
+/// a value), each once, with one note each; rank 0's values are kept.
+TEST(InterRank, DifferingMpiIoEnvironmentIsListedOnce) {
+  const std::vector<std::string> keys = {"env.ROMIO_HINTS", "env.ROMIO_PRINT_HINTS", "romio_hints.contents"}; // sorted
+  std::mt19937 rng(7);
+  for (int round = 0; round < 300; ++round) {
+    const int64_t n = 1 + int64_t(rng() % 9);
+    auto level = std::vector<Trace>(size_t(n));
+    std::map<std::string, std::set<std::string>> seen; // key -> values over ranks ("" = absent)
+    for (int64_t r = 0; r < n; ++r) {
+      level[size_t(r)].header.nranks = n;
+      level[size_t(r)].header.metadata["hostname"] = "node" + std::to_string(r); // differs, not listed
+      for (const std::string &key : keys) {
+        unsigned pick = rng() % 8; // mostly the common value
+        std::string v = pick == 0 ? "" : pick == 1 ? "other" : "common";
+        if (!v.empty())
+          level[size_t(r)].header.metadata[key] = v;
+        seen[key].insert(v);
+      }
+    }
+    const auto rank0 = level[0].header.metadata;
+    for (size_t step = 1; step < level.size(); step *= 2)
+      for (size_t k = 0; k + step < level.size(); k += 2 * step)
+        level[k] = mergeTraces(std::move(level[k]), std::move(level[k + step]));
+    const auto &meta = level[0].header.metadata;
+    std::string expected;
+    for (const std::string &key : keys)
+      if (seen[key].size() > 1)
+        expected += (expected.empty() ? "" : ",") + key;
+    auto listed = meta.find(std::string(kMpiIoEnvDiffersKey));
+    EXPECT_EQ(listed == meta.end() ? "" : listed->second, expected) << "round " << round << ", " << n << " ranks";
+    EXPECT_EQ(std::count(expected.begin(), expected.end(), ',') + (expected.empty() ? 0 : 1),
+              int64_t(level[0].header.notes.size()));
+    for (const std::string &key : keys)
+      EXPECT_EQ(meta.count(key) ? meta.at(key) : "", rank0.count(key) ? rank0.at(key) : "");
+  }
 }
 
 TEST(InterRank, LoopFileNamesBecomeOneFormat) {
