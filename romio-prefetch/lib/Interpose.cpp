@@ -576,6 +576,32 @@ bool sameShape(const std::vector<Piece> &a, const std::vector<Piece> &b) {
   return true;
 }
 
+/// Whether MPI accepts the read's datatype. ROMIO fails a read whose
+/// datatype is MPI_DATATYPE_NULL or a derived type not committed (with
+/// MPI_ERR_TYPE), and the library cannot ask MPI whether a type is
+/// committed: a read of 0 elements at offset 0 checks the file handle and
+/// the datatype and reads nothing. The file's error handler is
+/// MPI_ERRORS_RETURN around it, so that the error is reported once, by the
+/// application's own read, which goes to MPI. Named types need no call.
+bool typeAccepted(MPI_File fh, MPI_Datatype type, void *buf) {
+  if (type == MPI_DATATYPE_NULL)
+    return false;
+  int ints = 0, addresses = 0, types = 0, combiner = 0;
+  if (PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner) != MPI_SUCCESS)
+    return false;
+  if (combiner == MPI_COMBINER_NAMED)
+    return true;
+  MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
+  if (PMPI_File_get_errhandler(fh, &saved) != MPI_SUCCESS)
+    return false;
+  PMPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+  MPI_Status status;
+  const int rc = PMPI_File_read_at(fh, 0, buf, 0, type, &status);
+  PMPI_File_set_errhandler(fh, saved);
+  PMPI_Errhandler_free(&saved);
+  return rc == MPI_SUCCESS;
+}
+
 /// A read of `count` elements at view position `etypeOffset`, or of the
 /// individual file pointer when nullopt. Returns true and fills `buf` when
 /// the cache holds every byte; records the read for the predictor either way.
@@ -583,7 +609,8 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
               int64_t &bytesOut) {
   Global &G = g();
   std::shared_ptr<FileState> fp;
-  if (count <= 0)
+  // What MPI fails (a negative offset, a null datatype) goes to MPI.
+  if (count <= 0 || type == MPI_DATATYPE_NULL || (etypeOffset && *etypeOffset < 0))
     return false;
   {
     std::lock_guard lock(G.mu);
@@ -602,6 +629,8 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
     }
   }
   FileState &f = *fp;
+  if (!typeAccepted(fh, type, buf))
+    return false;
   const uint64_t m0 = nowNs();
   std::optional<int64_t> bytes = contiguousBytes(type, count);
   // A derived memory type (a ghost-celled array, PnetCDF's buffer types):
@@ -620,7 +649,8 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
   const uint64_t m1 = nowNs();
   std::unique_lock lock(G.mu);
   f.c.memoryTypeNs += m1 - m0;
-  if (!f.view || !bytes) {
+  // (Not a whole number of etypes: MPI fails the read.)
+  if (!f.view || !bytes || *bytes % f.view->etypeSize != 0) {
     ++f.c.passthrough;
     return false;
   }
@@ -795,6 +825,8 @@ void invalidateWrite(MPI_File fh, std::optional<MPI_Offset> etypeOffset, int cou
     if (!fp)
       return;
   }
+  if (type == MPI_DATATYPE_NULL)
+    return; // MPI fails the write: nothing written
   MPI_Offset pos = 0;
   bool known = true;
   if (etypeOffset)

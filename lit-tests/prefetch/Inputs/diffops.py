@@ -32,6 +32,10 @@ ap.add_argument("--seeds", default="1:3")
 ap.add_argument("--steps", type=int, default=60)
 ap.add_argument("--keep", help="directory to keep the runs in")
 a = ap.parse_args()
+for k in ("diffops", "prefetch", "trace", "signature"):
+    v = getattr(a, k)
+    if v and os.path.exists(v):
+        setattr(a, k, os.path.abspath(v))
 
 SETTINGS = [("65536", "33554432"), ("4096", "65536"), ("16384", "262144")]
 
