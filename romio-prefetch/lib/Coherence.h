@@ -1,5 +1,6 @@
-// What the generated interposers (GeneratedInterposers.cpp) need from the
-// prefetch library's state.
+// What the generated interposers (GeneratedInterposers.cpp) and the write
+// completions (WriteCompletions.cpp) need from the prefetch library's state,
+// and what the interposers (Interpose.cpp) need from the write completions.
 #pragma once
 
 #include <mpi.h>
@@ -15,5 +16,12 @@ __attribute__((visibility("hidden"))) void dropFileCache(MPI_File fh);
 /// the file only when the request completes, so the MPI_Wait/MPI_Test family
 /// (and MPI_Request_free) drop the file's cache then.
 __attribute__((visibility("hidden"))) void rememberWriteRequest(MPI_File fh, MPI_Request request);
+
+/// Whether the library tracks `fh` (an open file it may prefetch).
+__attribute__((visibility("hidden"))) bool tracksFile(MPI_File fh);
+
+/// `fh` is being closed: forget its write requests not completed
+/// (erroneous, but they must not outlive the handle). WriteCompletions.cpp.
+__attribute__((visibility("hidden"))) void forgetWriteRequests(MPI_File fh);
 
 } // namespace sio::prefetch

@@ -576,6 +576,32 @@ bool sameShape(const std::vector<Piece> &a, const std::vector<Piece> &b) {
   return true;
 }
 
+/// Whether MPI accepts the read's datatype. ROMIO fails a read whose
+/// datatype is MPI_DATATYPE_NULL or a derived type not committed (with
+/// MPI_ERR_TYPE), and the library cannot ask MPI whether a type is
+/// committed: a read of 0 elements at offset 0 checks the file handle and
+/// the datatype and reads nothing. The file's error handler is
+/// MPI_ERRORS_RETURN around it, so that the error is reported once, by the
+/// application's own read, which goes to MPI. Named types need no call.
+bool typeAccepted(MPI_File fh, MPI_Datatype type, void *buf) {
+  if (type == MPI_DATATYPE_NULL)
+    return false;
+  int ints = 0, addresses = 0, types = 0, combiner = 0;
+  if (PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner) != MPI_SUCCESS)
+    return false;
+  if (combiner == MPI_COMBINER_NAMED)
+    return true;
+  MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
+  if (PMPI_File_get_errhandler(fh, &saved) != MPI_SUCCESS)
+    return false;
+  PMPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+  MPI_Status status;
+  const int rc = PMPI_File_read_at(fh, 0, buf, 0, type, &status);
+  PMPI_File_set_errhandler(fh, saved);
+  PMPI_Errhandler_free(&saved);
+  return rc == MPI_SUCCESS;
+}
+
 /// A read of `count` elements at view position `etypeOffset`, or of the
 /// individual file pointer when nullopt. Returns true and fills `buf` when
 /// the cache holds every byte; records the read for the predictor either way.
@@ -583,7 +609,8 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
               int64_t &bytesOut) {
   Global &G = g();
   std::shared_ptr<FileState> fp;
-  if (count <= 0)
+  // What MPI fails (a negative offset, a null datatype) goes to MPI.
+  if (count <= 0 || type == MPI_DATATYPE_NULL || (etypeOffset && *etypeOffset < 0))
     return false;
   {
     std::lock_guard lock(G.mu);
@@ -602,6 +629,8 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
     }
   }
   FileState &f = *fp;
+  if (!typeAccepted(fh, type, buf))
+    return false;
   const uint64_t m0 = nowNs();
   std::optional<int64_t> bytes = contiguousBytes(type, count);
   // A derived memory type (a ghost-celled array, PnetCDF's buffer types):
@@ -620,7 +649,8 @@ bool tryServe(MPI_File fh, std::optional<MPI_Offset> etypeOffset, void *buf, int
   const uint64_t m1 = nowNs();
   std::unique_lock lock(G.mu);
   f.c.memoryTypeNs += m1 - m0;
-  if (!f.view || !bytes) {
+  // (Not a whole number of etypes: MPI fails the read.)
+  if (!f.view || !bytes || *bytes % f.view->etypeSize != 0) {
     ++f.c.passthrough;
     return false;
   }
@@ -795,6 +825,8 @@ void invalidateWrite(MPI_File fh, std::optional<MPI_Offset> etypeOffset, int cou
     if (!fp)
       return;
   }
+  if (type == MPI_DATATYPE_NULL)
+    return; // MPI fails the write: nothing written
   MPI_Offset pos = 0;
   bool known = true;
   if (etypeOffset)
@@ -903,93 +935,14 @@ int advancePointer(MPI_File fh, int64_t bytes) {
   return PMPI_File_seek(fh, MPI_Offset(bytes / f->view->etypeSize), MPI_SEEK_CUR);
 }
 
-// --- Nonblocking writes: the bytes may reach the file only when the request
-// completes (ROMIO's asynchronous I/O, the nonblocking collectives' state
-// machine progressed in MPI_Wait), and meanwhile the prefetch thread may load
-// the old bytes. The completion drops the file's cache (a new generation, so
-// a load that began before it is thrown away too).
-
-/// Write requests not completed yet: request -> file. Only write starts and
-/// the completions of calls made while it is not empty take its lock;
-/// `pendingWrites` lets every other MPI_Wait/MPI_Test (point-to-point,
-/// reads) through with one atomic load.
-struct WriteRequests {
-  std::mutex mu;
-  std::unordered_map<MPI_Request, MPI_File> files;
-};
-WriteRequests &writeRequests() {
-  static WriteRequests *w = new WriteRequests; // never destroyed, like g()
-  return *w;
-}
-std::atomic<size_t> pendingWrites{0};
-
-bool writesPending() { return pendingWrites.load(std::memory_order_acquire) != 0; }
-
-/// `before`: the requests as passed to a Wait/Test call; `after`: as MPI
-/// left them. A request set to MPI_REQUEST_NULL completed (file requests are
-/// never persistent): drop its file's cache.
-void completed(const MPI_Request *before, const MPI_Request *after, int n) {
-  std::vector<MPI_File> done;
-  {
-    WriteRequests &w = writeRequests();
-    std::lock_guard lock(w.mu);
-    for (int i = 0; i < n; ++i) {
-      if (before[i] == MPI_REQUEST_NULL || after[i] != MPI_REQUEST_NULL)
-        continue;
-      auto it = w.files.find(before[i]);
-      if (it == w.files.end())
-        continue;
-      done.push_back(it->second);
-      w.files.erase(it);
-    }
-    pendingWrites.store(w.files.size(), std::memory_order_release);
-  }
-  for (MPI_File fh : done)
-    drop(fh);
-}
-
-/// The requests of an array call, copied before the call when a write is
-/// pending (none otherwise: the call passes straight through).
-class RequestsBefore {
-public:
-  RequestsBefore(int n, const MPI_Request *requests) {
-    if (!writesPending() || n <= 0 || !requests)
-      return;
-    copy_.assign(requests, requests + n);
-  }
-  /// After the call on `requests`: drop the caches of completed writes.
-  void done(const MPI_Request *requests) const {
-    if (!copy_.empty())
-      completed(copy_.data(), requests, int(copy_.size()));
-  }
-
-private:
-  std::vector<MPI_Request> copy_;
-};
-
-void forgetFile(MPI_File fh) {
-  if (!writesPending())
-    return;
-  WriteRequests &w = writeRequests();
-  std::lock_guard lock(w.mu);
-  std::erase_if(w.files, [fh](const auto &e) { return e.second == fh; });
-  pendingWrites.store(w.files.size(), std::memory_order_release);
-}
-
 } // namespace
 
 void dropFileCache(MPI_File fh) { drop(fh); }
 
-void rememberWriteRequest(MPI_File fh, MPI_Request request) {
-  {
-    std::lock_guard lock(g().mu);
-    if (!lookupFile(fh))
-      return; // not a file the library tracks
-  }
-  WriteRequests &w = writeRequests();
-  std::lock_guard lock(w.mu);
-  w.files[request] = fh;
-  pendingWrites.store(w.files.size(), std::memory_order_release);
+/// Whether the library tracks `fh` (Coherence.h).
+bool tracksFile(MPI_File fh) {
+  std::lock_guard lock(g().mu);
+  return lookupFile(fh) != nullptr;
 }
 
 } // namespace sio::prefetch
@@ -1077,7 +1030,7 @@ int MPI_File_close(MPI_File *fh) {
     toJoin.join();
   if (f)
     report(*f);
-  forgetFile(*fh); // requests left incomplete (erroneous) must not outlive the handle
+  forgetWriteRequests(*fh); // requests left incomplete (erroneous) must not outlive the handle
   return PMPI_File_close(fh);
 }
 
@@ -1292,88 +1245,4 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int c
   invalidateWrite(fh, offset, count, datatype);
   return rc;
 }
-// Every other write form (nonblocking, shared and ordered, split collective,
-// the MPI-4 large-count forms) is generated from IoCalls.def in
-// GeneratedInterposers.cpp: the file's cache is dropped before and after,
-// and for the nonblocking ones again when the request completes:
-
-int MPI_Wait(MPI_Request *request, MPI_Status *status) {
-  if (!writesPending())
-    return PMPI_Wait(request, status);
-  const MPI_Request before = *request;
-  int rc = PMPI_Wait(request, status);
-  completed(&before, request, 1);
-  return rc;
-}
-int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
-  if (!writesPending())
-    return PMPI_Test(request, flag, status);
-  const MPI_Request before = *request;
-  int rc = PMPI_Test(request, flag, status);
-  completed(&before, request, 1);
-  return rc;
-}
-int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
-  RequestsBefore before(count, requests);
-  int rc = PMPI_Waitall(count, requests, statuses);
-  before.done(requests);
-  return rc;
-}
-int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
-  RequestsBefore before(count, requests);
-  int rc = PMPI_Testall(count, requests, flag, statuses);
-  before.done(requests);
-  return rc;
-}
-int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
-  RequestsBefore before(count, requests);
-  int rc = PMPI_Waitany(count, requests, index, status);
-  before.done(requests);
-  return rc;
-}
-int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
-  RequestsBefore before(count, requests);
-  int rc = PMPI_Testany(count, requests, index, flag, status);
-  before.done(requests);
-  return rc;
-}
-int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]) {
-  RequestsBefore before(incount, requests);
-  int rc = PMPI_Waitsome(incount, requests, outcount, indices, statuses);
-  before.done(requests);
-  return rc;
-}
-int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]) {
-  RequestsBefore before(incount, requests);
-  int rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
-  before.done(requests);
-  return rc;
-}
-// A write request freed before it completes: its bytes land at a time the
-// application cannot know; drop now, the best that can be done.
-int MPI_Request_free(MPI_Request *request) {
-  if (!writesPending())
-    return PMPI_Request_free(request);
-  const MPI_Request before = *request;
-  int rc = PMPI_Request_free(request);
-  completed(&before, request, 1);
-  return rc;
-}
-// Completed but not yet freed: the bytes are in the file.
-int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
-  int rc = PMPI_Request_get_status(request, flag, status);
-  if (rc == MPI_SUCCESS && *flag && writesPending()) {
-    std::optional<MPI_File> fh;
-    {
-      WriteRequests &w = writeRequests();
-      std::lock_guard lock(w.mu);
-      if (auto it = w.files.find(request); it != w.files.end())
-        fh = it->second;
-    }
-    if (fh)
-      drop(*fh);
-  }
-  return rc;
-}
-
 } // extern "C"
