@@ -33,13 +33,17 @@ namespace {
 
 // The basis for a grid of nd dimensions (2 or 3): 1, B0..B(nd-1),
 // O0..O(nd-1) and the product of the blocks (a rank's count). For nd = 2:
-// 1, B0, B1, O0, O1, B0*B1.
+// 1, B0, B1, O0, O1, B0*B1. With coordinates only (no array length): 1,
+// C0..C(nd-1), the coordinates themselves (a weak-scaling subarray's starts
+// 8*c_k, whose global array grows with the grid).
 constexpr int kMaxDims = 3;
 constexpr int kMaxBasis = 2 * kMaxDims + 2;
-int basisSize(int nd) { return 2 * nd + 2; }
-std::string basisName(int nd, int j) {
+int basisSize(int nd, bool coordsOnly) { return coordsOnly ? nd + 1 : 2 * nd + 2; }
+std::string basisName(int nd, bool coordsOnly, int j) {
   if (j == 0)
     return "1";
+  if (coordsOnly)
+    return "C" + std::to_string(j - 1);
   if (j <= nd)
     return "B" + std::to_string(j - 1);
   if (j <= 2 * nd)
@@ -49,7 +53,9 @@ std::string basisName(int nd, int j) {
     s += (d ? "*B" : "B") + std::to_string(d);
   return s;
 }
-bool usesDim(int nd, int j, int d) { return j == 1 + d || j == 1 + nd + d || j == 2 * nd + 1; }
+bool usesDim(int nd, bool coordsOnly, int j, int d) {
+  return j == 1 + d || (!coordsOnly && (j == 1 + nd + d || j == 2 * nd + 1));
+}
 
 // How ranks map to grid coordinates and how each dimension is split.
 struct Layout {
@@ -57,6 +63,7 @@ struct Layout {
   /// c0 = rank % p0, the first coordinate fastest (else the last,
   /// MPI_Cart_coords' row-major order: c(nd-1) = rank % p(nd-1)).
   bool columnMajor = false;
+  bool coordsOnly = false; ///< the basis 1, C0..C(nd-1): no lengths, no splits
   bool ceil[kMaxDims] = {false, false, false};
   int64_t n[kMaxDims] = {0, 0, 0};
 };
@@ -74,6 +81,11 @@ void basisAt(const Layout &l, const std::vector<int64_t> &p, int64_t r, Rational
   coordsOf(l, p, r, c);
   int64_t product = 1;
   out[0] = Rational(1);
+  if (l.coordsOnly) {
+    for (int d = 0; d < l.nd; ++d)
+      out[1 + d] = Rational(c[d]);
+    return;
+  }
   for (int d = 0; d < l.nd; ++d) {
     const int64_t b = gridBlock(l.ceil[d], l.n[d], p[size_t(d)], c[d]);
     out[1 + d] = Rational(b);
@@ -136,19 +148,23 @@ std::string describe(const Layout &l, unsigned mask, const std::vector<Rational>
   std::string text;
   size_t i = 0;
   bool dim[kMaxDims] = {false, false, false};
-  for (int j = 0; j < basisSize(l.nd); ++j)
+  for (int j = 0; j < basisSize(l.nd, l.coordsOnly); ++j)
     if (mask & (1u << j)) {
       const Rational &c = x[i++];
       if (c.isZero())
         continue;
-      text += (text.empty() ? "" : " + ") + c.str() + (j ? "*" + basisName(l.nd, j) : std::string());
+      text += (text.empty() ? "" : " + ") + c.str() + (j ? "*" + basisName(l.nd, l.coordsOnly, j) : std::string());
       for (int d = 0; d < l.nd; ++d)
-        dim[d] = dim[d] || usesDim(l.nd, j, d);
+        dim[d] = dim[d] || usesDim(l.nd, l.coordsOnly, j, d);
     }
   std::string how;
   bool any = false;
   for (int d = 0; d < l.nd; ++d)
-    if (dim[d]) {
+    if (dim[d] && l.coordsOnly) {
+      any = true;
+      how += (how.empty() ? "" : ", ") + std::string("C") + std::to_string(d) + " = c" + std::to_string(d) +
+             " over p = dims(N," + std::to_string(l.nd) + ")[" + std::to_string(d) + "]";
+    } else if (dim[d]) {
       any = true;
       how += (how.empty() ? "" : ", ") + std::string("B") + std::to_string(d) + "/O" + std::to_string(d) + ": " +
              std::to_string(l.n[d]) +
@@ -226,7 +242,7 @@ std::vector<GridBlockFit> fitGridBlockModels(const std::vector<GridBlockSamples>
   std::vector<GridBlockFit> out;
   if (inputs.size() < 3 || ndims < 2 || ndims > kMaxDims)
     return out;
-  const int nd = ndims, nb = basisSize(nd);
+  const int nd = ndims, nb = basisSize(nd, false);
   std::vector<std::vector<int64_t>> grids;
   for (const auto &in : inputs) {
     if (in.nranks < 1 || in.nranks > 4096 || in.values.size() != size_t(in.nranks))
@@ -255,6 +271,109 @@ std::vector<GridBlockFit> fitGridBlockModels(const std::vector<GridBlockSamples>
   if (combinations * (size_t(2) << nd) * rowCount * size_t(nb) / 6 > 2'000'000)
     return out;
   std::map<std::string, bool> seen;
+  auto tryLayout = [&](const Layout &l) {
+    const int nb = basisSize(nd, l.coordsOnly);
+    Rows rows;
+    for (size_t k = 0; k < inputs.size(); ++k)
+      for (int64_t r = 0; r < inputs[k].nranks; ++r) {
+        Rational b[kMaxBasis];
+        basisAt(l, grids[k], r, b);
+        rows.basis.emplace_back(b, b + nb);
+        rows.values.push_back(inputs[k].values[size_t(r)]);
+        rows.input.push_back(k);
+      }
+    if (!solveOn(rows, (1u << nb) - 1, SIZE_MAX))
+      return; // not even the whole basis reproduces the ranks
+    // The fewest basis functions that reproduce every rank, each
+    // determined by every input but one (so every input checks it).
+    for (int size = 1; size <= nb; ++size) {
+      bool found = false;
+      for (unsigned mask = 1; mask < (1u << nb); ++mask) {
+        if (__builtin_popcount(mask) != size)
+          continue;
+        auto all = solveOn(rows, mask, SIZE_MAX);
+        if (!all || !all->unique)
+          continue;
+        bool checked = true;
+        for (size_t k = 0; k < inputs.size() && checked; ++k) {
+          auto without = solveOn(rows, mask, k);
+          checked = without && without->unique;
+        }
+        if (!checked)
+          continue;
+        found = true;
+        const std::vector<Rational> x = all->x;
+        const std::string name = describe(l, mask, x);
+        if (seen[name])
+          continue;
+        seen[name] = true;
+        auto valueAt = [l, mask, x, nb](const std::vector<int64_t> &p, int64_t r) {
+          Rational b[kMaxBasis], v;
+          basisAt(l, p, r, b);
+          size_t i = 0;
+          for (int j = 0; j < nb; ++j)
+            if (mask & (1u << j))
+              v += x[i++] * b[j];
+          return v;
+        };
+        auto valuesAt = [valueAt, nd](int64_t N) -> std::optional<std::vector<Rational>> {
+          if (N < 1 || N > (int64_t(1) << 22))
+            return std::nullopt;
+          const std::vector<int64_t> p = dimsCreate(N, nd);
+          std::vector<Rational> v;
+          v.reserve(size_t(N));
+          for (int64_t r = 0; r < N; ++r)
+            v.push_back(valueAt(p, r));
+          return v;
+        };
+        auto exprAt = [l, mask, x, nb](int64_t N) {
+          const std::vector<int64_t> p = dimsCreate(N, l.nd);
+          Expr basis[kMaxBasis];
+          basis[0] = Expr(1);
+          Expr product(1);
+          for (int d = 0; d < l.nd; ++d) {
+            const Expr c = coordinateExpr(l, p, d);
+            if (l.coordsOnly) {
+              basis[1 + d] = c;
+              continue;
+            }
+            std::vector<int64_t> bs, os;
+            for (int64_t k = 0; k < p[size_t(d)]; ++k) {
+              bs.push_back(gridBlock(l.ceil[d], l.n[d], p[size_t(d)], k));
+              os.push_back(gridOffset(l.ceil[d], l.n[d], p[size_t(d)], k));
+            }
+            basis[1 + d] = affineOrTable(bs, c);
+            basis[1 + l.nd + d] = affineOrTable(os, c);
+            product = product * basis[1 + d];
+          }
+          if (!l.coordsOnly)
+            basis[2 * l.nd + 1] = product;
+          Expr e;
+          size_t i = 0;
+          for (int j = 0; j < nb; ++j)
+            if (mask & (1u << j))
+              e = e + Expr(x[i++]) * basis[j];
+          return e;
+        };
+        out.push_back({name, valuesAt, exprAt, nd});
+      }
+      if (found)
+        break;
+    }
+  };
+  // The coordinates themselves, in 3-d only (a 2-d coordinate has one
+  // period and is fitted before this model, fitGridCoordinates), and only
+  // when no block of the lengths the trace records fits: 24*c2 is O2 of 48
+  // at every input whose p2 is 1 or 2, and they differ at p2 = 4; the
+  // subarray's recorded 48 decides, as for c/dims(N,d)[k] above.
+  if (nd == 3 && derive)
+    for (bool columnMajor : {false, true}) {
+      Layout l;
+      l.nd = nd;
+      l.columnMajor = columnMajor;
+      l.coordsOnly = true;
+      tryLayout(l);
+    }
   for (bool columnMajor : {false, true})
     for (unsigned splits = 0; splits < (1u << nd); ++splits)
       for (size_t pick = 0; pick < combinations; ++pick) {
@@ -267,88 +386,7 @@ std::vector<GridBlockFit> fitGridBlockModels(const std::vector<GridBlockSamples>
           l.n[d] = cands[size_t(d)][rest % cands[size_t(d)].size()];
           rest /= cands[size_t(d)].size();
         }
-        Rows rows;
-        for (size_t k = 0; k < inputs.size(); ++k)
-          for (int64_t r = 0; r < inputs[k].nranks; ++r) {
-            Rational b[kMaxBasis];
-            basisAt(l, grids[k], r, b);
-            rows.basis.emplace_back(b, b + nb);
-            rows.values.push_back(inputs[k].values[size_t(r)]);
-            rows.input.push_back(k);
-          }
-        if (!solveOn(rows, (1u << nb) - 1, SIZE_MAX))
-          continue; // not even the whole basis reproduces the ranks
-        // The fewest basis functions that reproduce every rank, each
-        // determined by every input but one (so every input checks it).
-        for (int size = 1; size <= nb; ++size) {
-          bool found = false;
-          for (unsigned mask = 1; mask < (1u << nb); ++mask) {
-            if (__builtin_popcount(mask) != size)
-              continue;
-            auto all = solveOn(rows, mask, SIZE_MAX);
-            if (!all || !all->unique)
-              continue;
-            bool checked = true;
-            for (size_t k = 0; k < inputs.size() && checked; ++k) {
-              auto without = solveOn(rows, mask, k);
-              checked = without && without->unique;
-            }
-            if (!checked)
-              continue;
-            found = true;
-            const std::vector<Rational> x = all->x;
-            const std::string name = describe(l, mask, x);
-            if (seen[name])
-              continue;
-            seen[name] = true;
-            auto valueAt = [l, mask, x, nb](const std::vector<int64_t> &p, int64_t r) {
-              Rational b[kMaxBasis], v;
-              basisAt(l, p, r, b);
-              size_t i = 0;
-              for (int j = 0; j < nb; ++j)
-                if (mask & (1u << j))
-                  v += x[i++] * b[j];
-              return v;
-            };
-            auto valuesAt = [valueAt, nd](int64_t N) -> std::optional<std::vector<Rational>> {
-              if (N < 1 || N > (int64_t(1) << 22))
-                return std::nullopt;
-              const std::vector<int64_t> p = dimsCreate(N, nd);
-              std::vector<Rational> v;
-              v.reserve(size_t(N));
-              for (int64_t r = 0; r < N; ++r)
-                v.push_back(valueAt(p, r));
-              return v;
-            };
-            auto exprAt = [l, mask, x, nb](int64_t N) {
-              const std::vector<int64_t> p = dimsCreate(N, l.nd);
-              Expr basis[kMaxBasis];
-              basis[0] = Expr(1);
-              Expr product(1);
-              for (int d = 0; d < l.nd; ++d) {
-                const Expr c = coordinateExpr(l, p, d);
-                std::vector<int64_t> bs, os;
-                for (int64_t k = 0; k < p[size_t(d)]; ++k) {
-                  bs.push_back(gridBlock(l.ceil[d], l.n[d], p[size_t(d)], k));
-                  os.push_back(gridOffset(l.ceil[d], l.n[d], p[size_t(d)], k));
-                }
-                basis[1 + d] = affineOrTable(bs, c);
-                basis[1 + l.nd + d] = affineOrTable(os, c);
-                product = product * basis[1 + d];
-              }
-              basis[2 * l.nd + 1] = product;
-              Expr e;
-              size_t i = 0;
-              for (int j = 0; j < nb; ++j)
-                if (mask & (1u << j))
-                  e = e + Expr(x[i++]) * basis[j];
-              return e;
-            };
-            out.push_back({name, valuesAt, exprAt, nd});
-          }
-          if (found)
-            break;
-        }
+        tryLayout(l);
       }
   return out;
 }

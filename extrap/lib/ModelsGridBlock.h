@@ -61,7 +61,8 @@ int64_t gridOffset(bool ceilSplit, int64_t n, int64_t p, int64_t c);
 /// Every model (one per distinct split, length and basis) that reproduces
 /// every rank of the samples on the grids dimsCreate(N, ndims) (2 or 3), with array
 /// lengths from `lengths`, and with `derive` also those the values name
-/// themselves (a value that is one dimension's block). Empty when fewer than
+/// themselves (a value that is one dimension's block); with `derive`, in
+/// 3-d, also a + sum b_k*c_k of the grid coordinates themselves. Empty when fewer than
 /// 3 inputs or more than 4096 ranks in one.
 std::vector<GridBlockFit> fitGridBlockModels(const std::vector<GridBlockSamples> &inputs,
                                              const std::set<int64_t> &lengths, bool derive, int ndims = 2);

@@ -278,3 +278,35 @@ TEST(ModelsGridBlock, ThreeDimensionalGridsFittedAt4To24PredictEveryRankAt32And6
         EXPECT_TRUE(fitGridBlockModels(in, std::set<int64_t>{len}, std::set<int64_t>{}, 2).empty());
     }
 }
+
+// A weak-scaling subarray's starts, 8 cells a rank a dimension: 8*c_k, whose
+// global array (8*p_k) grows with the grid, so no length fits; the 3-d
+// coordinate c1 = rank / p2 % p1 has two periods, which no formula of one
+// rank % c holds. Fitted as the coordinates themselves.
+TEST(ModelsGridBlock, ThreeDimensionalCoordinatesOfAGrowingArray) {
+  for (int d = 0; d < 3; ++d) {
+    auto coord = [d](int64_t n, int64_t r) {
+      const std::vector<int64_t> p = dimsCreate(n, 3);
+      const int64_t c[3] = {r / (p[1] * p[2]), r / p[2] % p[1], r % p[2]};
+      return 8 * c[d] + 3;
+    };
+    std::vector<GridBlockSamples> in;
+    for (int64_t n : {4, 8, 12, 16, 24}) {
+      GridBlockSamples s;
+      s.nranks = n;
+      for (int64_t r = 0; r < n; ++r)
+        s.values.push_back(Rational(coord(n, r)));
+      in.push_back(std::move(s));
+    }
+    auto fits = fitGridBlockModels(in, std::set<int64_t>{}, std::set<int64_t>{}, 3);
+    ASSERT_FALSE(fits.empty()) << "c" << d;
+    for (const auto &fit : fits)
+      for (int64_t target : {32, 64, 60}) {
+        const Expr e = fit.exprAt(target);
+        for (int64_t r = 0; r < target; ++r) {
+          EXPECT_EQ(e.evaluate({r, target, {}}), coord(target, r)) << fit.name << ": " << e.str();
+          EXPECT_EQ((*fit.valuesAt(target))[size_t(r)], Rational(coord(target, r))) << fit.name;
+        }
+      }
+  }
+}
