@@ -56,9 +56,33 @@ void Extrapolator::recordedLengths(std::set<int64_t> &out) const {
 // the refusal names the rank count that decides. nullopt: no such model.
 std::optional<Expr> Extrapolator::fitGridBlocks(const std::string &subject,
                                                 const std::function<const Expr *(size_t, int64_t)> &at) const {
-  std::vector<int> grids; // the MPI_Dims_create(nranks, d) grids every input made, 2-d and 3-d
+  // The MPI_Dims_create(nranks, d) grids every input made, 2-d and 3-d,
+  // whose grid at the target the inputs decide. The model computes the
+  // most balanced grid; an entry equal at every input (dims1 = 2 at 4..16
+  // in 3-d) may have been preset by the program, and where that gives
+  // another grid at the target (4x2x4 for 4x4x2 at 32) the model is not
+  // taken, even when --prefer settled the recomputed dims (recomputeDims).
+  auto decided = [&](int d) {
+    std::vector<std::vector<int64_t>> in;
+    for (int64_t n : ns_)
+      in.push_back(dimsCreate(n, d));
+    const std::vector<int64_t> balanced = dimsCreate(targetN(), d);
+    for (uint32_t mask = 1; mask < (1u << d); ++mask) {
+      std::vector<int64_t> preset(size_t(d), 0);
+      bool constant = true;
+      for (int k = 0; k < d && constant; ++k)
+        if (mask & (1u << k)) {
+          preset[size_t(k)] = in[0][size_t(k)];
+          constant = std::all_of(in.begin(), in.end(), [&](const auto &g) { return g[size_t(k)] == in[0][size_t(k)]; });
+        }
+      if (constant && dimsCreate(targetN(), preset) != balanced)
+        return false;
+    }
+    return true;
+  };
+  std::vector<int> grids;
   for (int d : {2, 3})
-    if (dimsGrids_.count(d))
+    if (dimsGrids_.count(d) && decided(d))
       grids.push_back(d);
   if (grids.empty() || ns_.size() < 3)
     return std::nullopt;
