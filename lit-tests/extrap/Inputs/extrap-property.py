@@ -151,5 +151,6 @@ for t, c in per_target.items():
     print(f"property {t}: {c['exact']} exact, {c['refused']} refused, {c['wrong']} wrong")
 print(f"property: {counts['exact']} exact, {counts['refused']} refused, {counts['wrong']} wrong"
       f" (seed {args.seed}, {len(cases)} programs, inputs {args.inputs}, targets {args.target};"
-      f" square grids: inputs {args.square_inputs}, targets {args.square_target})")
+      f" square grids: inputs {args.square_inputs}, targets {args.square_target};"
+      f" 3-d MPI_Dims_create grids: inputs {args.grid3_inputs})")
 sys.exit(1 if counts["wrong"] else 0)
