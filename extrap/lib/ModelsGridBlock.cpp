@@ -263,13 +263,6 @@ std::vector<GridBlockFit> fitGridBlockModels(const std::vector<GridBlockSamples>
     cands[size_t(d)].assign(c.begin(), c.end());
     combinations *= c.size();
   }
-  // Bounded work: each (order, splits, lengths) is one exact solve over
-  // every rank of every input (a refusal must not take minutes).
-  size_t rowCount = 0;
-  for (const auto &in : inputs)
-    rowCount += in.values.size();
-  if (combinations * (size_t(2) << nd) * rowCount * size_t(nb) / 6 > 2'000'000)
-    return out;
   std::map<std::string, bool> seen;
   auto tryLayout = [&](const Layout &l) {
     const int nb = basisSize(nd, l.coordsOnly);
@@ -374,6 +367,13 @@ std::vector<GridBlockFit> fitGridBlockModels(const std::vector<GridBlockSamples>
       l.coordsOnly = true;
       tryLayout(l);
     }
+  // Bounded work: each (order, splits, lengths) is one exact solve over
+  // every rank of every input (a refusal must not take minutes).
+  size_t rowCount = 0;
+  for (const auto &in : inputs)
+    rowCount += in.values.size();
+  if (combinations * (size_t(2) << nd) * rowCount * size_t(nb) / 6 > 2'000'000)
+    return out;
   for (bool columnMajor : {false, true})
     for (unsigned splits = 0; splits < (1u << nd); ++splits)
       for (size_t pick = 0; pick < combinations; ++pick) {
