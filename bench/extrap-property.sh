@@ -11,7 +11,9 @@
 # With BEFORE=OTHER_BUILD_DIR the same traces also go through that build's
 # sio-extrap, and its counts are printed first ("before: ..."): what a change
 # does to the exact share, with the same programs.
-#   usage: [BEFORE=DIR] [SQUARE_TARGET=36,64] bench/extrap-property.sh [BUILD_DIR] [COUNT] [SEED] [TARGET]
+# With FIX=KEY=VALUE,... every drawn program takes those keys (FIX=grid=3,dims=create:
+# 3-d MPI_Dims_create grids only, traced at 4, 8, 12, 16, 24).
+#   usage: [BEFORE=DIR] [SQUARE_TARGET=36,64] [FIX=K=V,...] bench/extrap-property.sh [BUILD_DIR] [COUNT] [SEED] [TARGET]
 set -e
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
@@ -24,4 +26,4 @@ bench_workdir extrap-property
 echo "Command: bench/extrap-property.sh $build $count $seed $target ($(date -u +%Y-%m-%d), $(nproc) cores)"
 python3 "$src/lit-tests/extrap/Inputs/extrap-property.py" --exe "$work/gen" --bin "$build/bin" \
   --mpiexec mpiexec.mpich --work "$work" --seed "$seed" --cases "$count" --target "$target" --square-target "${SQUARE_TARGET:-36,64}" \
-  ${BEFORE:+--before-bin "$BEFORE/bin"}
+  ${BEFORE:+--before-bin "$BEFORE/bin"} ${FIX:+--fix "$FIX"}

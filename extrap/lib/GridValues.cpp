@@ -1,6 +1,6 @@
 // Values of the ranks' coordinates in an MPI_Dims_create grid: coordinates
 // (rank % c and rank / c with c a grid dimension) and blocks of an array
-// over both grid dimensions with remainders (ModelsGridBlock.h), fitted rank
+// over every grid dimension (2-d and 3-d) with remainders (ModelsGridBlock.h), fitted rank
 // by rank; with the array lengths the trace records, which decide between
 // block models of different lengths.
 #include "Extrapolator.h"
@@ -47,7 +47,7 @@ void Extrapolator::recordedLengths(std::set<int64_t> &out) const {
   }
 }
 
-// A value of the ranks' coordinates in the MPI_Dims_create(N, 2) grid
+// A value of the ranks' coordinates in the MPI_Dims_create(N, 2) or (N, 3) grid
 // through each dimension's block distribution, remainders included
 // (ModelsGridBlock.h): fitted rank by rank over every input, for each
 // loop-index monomial apart, and written for the target's grid (a formula
@@ -56,7 +56,35 @@ void Extrapolator::recordedLengths(std::set<int64_t> &out) const {
 // the refusal names the rank count that decides. nullopt: no such model.
 std::optional<Expr> Extrapolator::fitGridBlocks(const std::string &subject,
                                                 const std::function<const Expr *(size_t, int64_t)> &at) const {
-  if (!dimsGrids_.count(2) || ns_.size() < 3)
+  // The MPI_Dims_create(nranks, d) grids every input made, 2-d and 3-d,
+  // whose grid at the target the inputs decide. The model computes the
+  // most balanced grid; an entry equal at every input (dims1 = 2 at 4..16
+  // in 3-d) may have been preset by the program, and where that gives
+  // another grid at the target (4x2x4 for 4x4x2 at 32) the model is not
+  // taken, even when --prefer settled the recomputed dims (recomputeDims).
+  auto decided = [&](int d) {
+    std::vector<std::vector<int64_t>> in;
+    for (int64_t n : ns_)
+      in.push_back(dimsCreate(n, d));
+    const std::vector<int64_t> balanced = dimsCreate(targetN(), d);
+    for (uint32_t mask = 1; mask < (1u << d); ++mask) {
+      std::vector<int64_t> preset(size_t(d), 0);
+      bool constant = true;
+      for (int k = 0; k < d && constant; ++k)
+        if (mask & (1u << k)) {
+          preset[size_t(k)] = in[0][size_t(k)];
+          constant = std::all_of(in.begin(), in.end(), [&](const auto &g) { return g[size_t(k)] == in[0][size_t(k)]; });
+        }
+      if (constant && dimsCreate(targetN(), preset) != balanced)
+        return false;
+    }
+    return true;
+  };
+  std::vector<int> grids;
+  for (int d : {2, 3})
+    if (dimsGrids_.count(d) && decided(d))
+      grids.push_back(d);
+  if (grids.empty() || ns_.size() < 3)
     return std::nullopt;
   std::map<Monomial, std::vector<GridBlockSamples>> byMono;
   std::vector<std::vector<std::map<Monomial, Rational>>> perRank(ns_.size());
@@ -98,7 +126,10 @@ std::optional<Expr> Extrapolator::fitGridBlocks(const std::string &subject,
       }
       samples.push_back(std::move(s));
     }
-    std::vector<GridBlockFit> fits = fitGridBlockModels(samples, recordedLengths_, blockLengths_);
+    std::vector<GridBlockFit> fits;
+    for (int d : grids)
+      for (GridBlockFit &f : fitGridBlockModels(samples, recordedLengths_, blockLengths_, d))
+        fits.push_back(std::move(f));
     if (fits.empty())
       return std::nullopt;
     std::vector<size_t> distinct{0};
@@ -113,12 +144,12 @@ std::optional<Expr> Extrapolator::fitGridBlocks(const std::string &subject,
       const GridBlockFit &a = fits[distinct[0]], &b = fits[distinct[1]];
       const int64_t decide =
           decidingRanks(ns_, target, [&](int64_t n) { return n <= 4096 && a.valuesAt(n) != b.valuesAt(n); });
+      const std::string grid = a.ndims == b.ndims ? "the MPI_Dims_create(N, " + std::to_string(a.ndims) + ") grid"
+                                                  : "the MPI_Dims_create(N, 2) and (N, 3) grids";
       std::string msg = "ambiguous: " + subject +
                         (mono.empty() ? "" : " (the coefficient of " + Expr::ofMonomial(mono).str() + ")") + ": " +
-                        std::to_string(distinct.size()) +
-                        " models of blocks over the MPI_Dims_create(N, 2) grid reproduce every rank of every input"
-                        " but differ at N=" +
-                        std::to_string(target);
+                        std::to_string(distinct.size()) + " models of blocks over " + grid +
+                        " reproduce every rank of every input but differ at N=" + std::to_string(target);
       for (size_t i : distinct)
         msg += "\n  " + fits[i].name;
       msg += "\n  add a trace at N=" + std::to_string(decide) + ", where they differ too";

@@ -34,9 +34,10 @@ std::vector<Extrapolator::Candidate> Extrapolator::candidates(const std::vector<
   if (tried) {
     tried->push_back("k*q, k/q, k*q + b, k/q + b (q = sqrt(N) or cbrt(N))");
     tried->push_back("c*floor(n/N), c*ceil(n/N), c*(n % N), c*(N - n % N), c*(n - (N-1)*ceil(n/N))");
-    if (dimsGrids_.count(2)) // fitGridBlocks, tried on the whole value after these
-      tried->push_back("blocks of both MPI_Dims_create(N,2) grid dimensions, n/p + (c < n % p) or ceil(n/p), rank"
-                       " by rank");
+    for (int d : {2, 3}) // fitGridBlocks, tried on the whole value after these
+      if (dimsGrids_.count(d))
+        tried->push_back("blocks of every MPI_Dims_create(N," + std::to_string(d) +
+                         ") grid dimension, n/p + (c < n % p) or ceil(n/p), rank by rank");
   }
   std::vector<FamilyFit> decomp = fitRootModels(ns, values);
   for (FamilyFit &f : fitBlockModels(ns, values, blockLengths_, target))

@@ -16,6 +16,12 @@
 // lengths the trace admits; the fewest basis functions that reproduce every
 // rank are kept, and only if every input is a check: they are determined by
 // the other inputs alone.
+//
+// The same over the 3-d grid MPI_Dims_create(N, 3) of S3D-I/O and FLASH
+// (a 50^3 array over 3x2x2 at N = 12: 17, 17, 16 planes): coordinates
+// (c0, c1, c2) in MPI_Cart_coords' row-major order (c2 = rank % p2,
+// c1 = rank / p2 % p1, c0 = rank / (p1*p2)) or with c0 fastest, and the
+// basis 1, B0, B1, B2, O0, O1, O2, B0*B1*B2.
 #pragma once
 
 #include "sio/trace/Expr.h"
@@ -44,6 +50,7 @@ struct GridBlockFit {
   /// The value at a rank count as a formula of rank (tables of one entry per
   /// grid coordinate where a dimension has a remainder).
   std::function<sio::trace::Expr(int64_t)> exprAt;
+  int ndims = 2; ///< the grid's: MPI_Dims_create(N, ndims)
 };
 
 /// The block and offset of coordinate c of a dimension of length n over p
@@ -52,17 +59,19 @@ int64_t gridBlock(bool ceilSplit, int64_t n, int64_t p, int64_t c);
 int64_t gridOffset(bool ceilSplit, int64_t n, int64_t p, int64_t c);
 
 /// Every model (one per distinct split, length and basis) that reproduces
-/// every rank of the samples on the grids dimsCreate(N, 2), with array
+/// every rank of the samples on the grids dimsCreate(N, ndims) (2 or 3), with array
 /// lengths from `lengths`, and with `derive` also those the values name
-/// themselves (a value that is one dimension's block). Empty when fewer than
+/// themselves (a value that is one dimension's block); with `derive`, in
+/// 3-d, also a + sum b_k*c_k of the grid coordinates themselves. Empty when fewer than
 /// 3 inputs or more than 4096 ranks in one.
 std::vector<GridBlockFit> fitGridBlockModels(const std::vector<GridBlockSamples> &inputs,
-                                             const std::set<int64_t> &lengths, bool derive);
+                                             const std::set<int64_t> &lengths, bool derive, int ndims = 2);
 
 /// The models with the lengths the trace records (a subarray's sizes) when
 /// any fits; else with those, the lengths `admitted` by other values and
 /// those the values name.
 std::vector<GridBlockFit> fitGridBlockModels(const std::vector<GridBlockSamples> &inputs,
-                                             const std::set<int64_t> &recorded, const std::set<int64_t> &admitted);
+                                             const std::set<int64_t> &recorded, const std::set<int64_t> &admitted,
+                                             int ndims = 2);
 
 } // namespace sio::extrap

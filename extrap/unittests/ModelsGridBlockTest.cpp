@@ -209,3 +209,104 @@ TEST(ExtrapGridBlock, ExactAt64AndRefusedWhereTheSplitsDiffer) {
     EXPECT_NE(std::string(e.what()).find("add a trace at N=36"), std::string::npos) << e.what();
   }
 }
+
+namespace {
+
+// What a 3-d program (lit-tests/extrap/Inputs/grid3d.c) computes at a rank:
+// len^3 cells over the MPI_Dims_create(N, 3) grid, coordinates in
+// MPI_Cart_coords' row-major order, each dimension split as n/p + (c < n % p).
+struct Cell3 {
+  int64_t b[3], o[3];
+};
+
+Cell3 cell3Of(int64_t nranks, int64_t rank, int64_t len) {
+  const std::vector<int64_t> p = dimsCreate(nranks, 3);
+  const int64_t c[3] = {rank / (p[1] * p[2]), rank / p[2] % p[1], rank % p[2]};
+  Cell3 x{};
+  for (int d = 0; d < 3; ++d) {
+    const int64_t q = len / p[size_t(d)], r = len % p[size_t(d)];
+    x.b[d] = q + (c[d] < r);
+    x.o[d] = c[d] * q + std::min(c[d], r);
+  }
+  return x;
+}
+
+} // namespace
+
+// 47^3 cells (a remainder over 2, 3 and 4 grid planes, where both splits
+// agree) and 48^3 (no remainder), fitted from 4, 8, 12, 16, 24: every rank
+// at 32 (4x4x2) and 64 (4x4x4) predicted, by the values and by the formula
+// of the target; without the 24-rank input dims(N,3)[1] is 2 at every input
+// and the blocks over it are undetermined.
+TEST(ModelsGridBlock, ThreeDimensionalGridsFittedAt4To24PredictEveryRankAt32And64) {
+  using Program3 = std::function<int64_t(const Cell3 &)>;
+  const std::vector<std::pair<std::string, Program3>> programs3 = {
+      {"count", [](const Cell3 &x) { return x.b[0] * x.b[1] * x.b[2]; }},
+      {"bytes", [](const Cell3 &x) { return 8 * x.b[0] * x.b[1] * x.b[2]; }},
+      {"subsizes[2]", [](const Cell3 &x) { return x.b[2]; }},
+      {"starts[0]", [](const Cell3 &x) { return x.o[0]; }},
+      {"starts[1]", [](const Cell3 &x) { return x.o[1]; }},
+      {"starts[2]", [](const Cell3 &x) { return x.o[2]; }},
+  };
+  for (int64_t len : {47, 48})
+    for (const auto &[what, f] : programs3) {
+      std::vector<GridBlockSamples> in;
+      for (int64_t n : {4, 8, 12, 16, 24}) {
+        GridBlockSamples s;
+        s.nranks = n;
+        for (int64_t r = 0; r < n; ++r)
+          s.values.push_back(Rational(f(cell3Of(n, r, len))));
+        in.push_back(std::move(s));
+      }
+      auto fits = fitGridBlockModels(in, std::set<int64_t>{len}, std::set<int64_t>{}, 3);
+      ASSERT_FALSE(fits.empty()) << what << " len " << len;
+      for (const auto &fit : fits) {
+        EXPECT_EQ(fit.ndims, 3);
+        for (int64_t target : {32, 64}) {
+          auto v = fit.valuesAt(target);
+          ASSERT_TRUE(v) << fit.name;
+          const Expr e = fit.exprAt(target);
+          for (int64_t r = 0; r < target; ++r) {
+            const int64_t truth = f(cell3Of(target, r, len));
+            EXPECT_EQ((*v)[size_t(r)], Rational(truth)) << what << ": " << fit.name << " at N=" << target;
+            EXPECT_EQ(e.evaluate({r, target, {}}), truth) << what << ": " << e.str() << " rank " << r;
+          }
+        }
+      }
+      // The 2-d model does not fit a 3-d program's values.
+      if (what == "starts[1]")
+        EXPECT_TRUE(fitGridBlockModels(in, std::set<int64_t>{len}, std::set<int64_t>{}, 2).empty());
+    }
+}
+
+// A weak-scaling subarray's starts, 8 cells a rank a dimension: 8*c_k, whose
+// global array (8*p_k) grows with the grid, so no length fits; the 3-d
+// coordinate c1 = rank / p2 % p1 has two periods, which no formula of one
+// rank % c holds. Fitted as the coordinates themselves.
+TEST(ModelsGridBlock, ThreeDimensionalCoordinatesOfAGrowingArray) {
+  for (int d = 0; d < 3; ++d) {
+    auto coord = [d](int64_t n, int64_t r) {
+      const std::vector<int64_t> p = dimsCreate(n, 3);
+      const int64_t c[3] = {r / (p[1] * p[2]), r / p[2] % p[1], r % p[2]};
+      return 8 * c[d] + 3;
+    };
+    std::vector<GridBlockSamples> in;
+    for (int64_t n : {4, 8, 12, 16, 24}) {
+      GridBlockSamples s;
+      s.nranks = n;
+      for (int64_t r = 0; r < n; ++r)
+        s.values.push_back(Rational(coord(n, r)));
+      in.push_back(std::move(s));
+    }
+    auto fits = fitGridBlockModels(in, std::set<int64_t>{}, std::set<int64_t>{}, 3);
+    ASSERT_FALSE(fits.empty()) << "c" << d;
+    for (const auto &fit : fits)
+      for (int64_t target : {32, 64, 60}) {
+        const Expr e = fit.exprAt(target);
+        for (int64_t r = 0; r < target; ++r) {
+          EXPECT_EQ(e.evaluate({r, target, {}}), coord(target, r)) << fit.name << ": " << e.str();
+          EXPECT_EQ((*fit.valuesAt(target))[size_t(r)], Rational(coord(target, r))) << fit.name;
+        }
+      }
+  }
+}

@@ -17,11 +17,14 @@
  *                     subarray: a file view over the grid, write_at_all
  *   scale=weak|strong weak: B bytes (or E ints a dimension) a rank; strong:
  *                     a fixed total divided by n
- *   rem=0|1|2         strong scaling with a total that n does not divide:
+ *   rem=0|1|2|3       strong scaling with a total that n does not divide:
  *                     the first total % n ranks get one more element (1:
  *                     96007 bytes or 30 ints a dimension; 2: 96506 bytes,
  *                     50 ints, whose remainders leave two ranks or more on
- *                     each side)
+ *                     each side; 3: 96047 bytes, 47 ints, a remainder over
+ *                     2, 3 and 4 grid planes where n/p + (c < n % p) and
+ *                     ROMIO's ceil split agree, as a 3-d grid needs from
+ *                     inputs whose dims(N,3) are at most 4)
  *   loop=const|inv|lin
  *                     the step count: 3, 96/n, n/4
  *   eof=0|1           afterwards every rank reads the chunk at
@@ -98,7 +101,7 @@ int main(int argc, char **argv) {
   MPI_File_open(MPI_COMM_WORLD, "gen.dat", MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
   if (is(decomp, "block") || is(decomp, "cyclic")) {
     /* Bytes a rank a step; with rem, the first total % n ranks one more. */
-    const long total = rem == 2 ? 96000 + 506 : rem ? 96000 + 7 : 96000;
+    const long total = rem == 3 ? 96000 + 47 : rem == 2 ? 96000 + 506 : rem ? 96000 + 7 : 96000;
     const long mine = strong ? total / n + (rank < total % n) : 1000;
     const long before = strong ? rank * (total / n) + (rank < total % n ? rank : total % n) : rank * 1000L;
     const long all = strong ? total : 1000L * n;
@@ -108,7 +111,8 @@ int main(int argc, char **argv) {
     }
   } else {
     int gsizes[3], sub[3], starts[3], coords[3];
-    const int E = 8, G = rem == 2 ? 50 : rem ? 30 : 48; /* 30, 50: not multiples of every grid dimension */
+    /* 30, 50, 47: not multiples of every grid dimension */
+    const int E = 8, G = rem == 3 ? 47 : rem == 2 ? 50 : rem ? 30 : 48;
     int rest = rank;
     for (int k = nd - 1; k >= 0; --k) { /* C order: the last dimension varies fastest */
       coords[k] = rest % dims[k];

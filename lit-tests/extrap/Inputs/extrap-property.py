@@ -7,7 +7,9 @@ every 2nd or 4th; block,
 cyclic, darray, subarray; weak or strong scaling, with or without a
 remainder; step counts constant, 96/n or n/4; reads past the end of the
 file), traces each at the input rank counts (a square grid at
---square-inputs) and at each target (--target, a comma-separated list; a
+--square-inputs, a 3-d MPI_Dims_create grid at --grid3-inputs: dims(N,3)[1]
+is 2 at 4, 8, 12, 16 and 3 at 24, so without 24 every such program is
+refused as ambiguous; a given case's in=4/8/12/16 overrides) and at each target (--target, a comma-separated list; a
 square grid at --square-target), extrapolates to each target and compares
 with sio-trace diff. Each program at each target is one of:
   exact    sio-extrap exits 0 and its trace equals the real one
@@ -20,7 +22,8 @@ when sio-extrap does not refuse it.
 
 usage: extrap-property.py --exe GEN --bin BUILD_BIN --mpiexec MPIEXEC --work DIR
                           [--seed S] [--cases K] [--inputs 4,8,12,16] [--target 32,64]
-                          [--square-inputs 4,9,16,25] [--square-target 36,64]
+                          [--square-inputs 4,9,16,25] [--square-target 36,64] [--grid3-inputs 4,8,12,16,24]
+                          [--fix KEY=VALUE,...]  (keys every drawn program takes, e.g. grid=3,dims=create)
                           [--case KEY=VALUE,...]...  (given programs, run before the K drawn)
                           [--before-bin OTHER_BUILD_BIN]  (the same traces through another sio-extrap)"""
 import argparse
@@ -55,6 +58,9 @@ p.add_argument("--inputs", default="4,8,12,16")
 p.add_argument("--target", default="32")
 p.add_argument("--square-inputs", default="4,9,16,25", help="inputs of the programs on a square grid (dims=square)")
 p.add_argument("--square-target", default="36")
+p.add_argument("--grid3-inputs", default="4,8,12,16,24",
+               help="inputs of the programs on a 3-d MPI_Dims_create grid (grid=3,dims=create)")
+p.add_argument("--fix", default="", help="KEY=VALUE,... that every drawn program takes (after the draw)")
 p.add_argument("--case", action="append", default=[])
 p.add_argument("--before-bin", help="also extrapolate with this build's sio-extrap (the same traces) and print its"
                " counts: the change a build makes")
@@ -68,6 +74,10 @@ def draw(rng, rng2):
     if rng2.random() < 0.2 and case["dims"] != "square":
         case["dims"] = "rows"
     case["more"] = rng2.choice(MORE)
+    # 47 ints a dimension (rem=3), from a third generator for the same reason.
+    if case["scale"] == "strong" and rng3.random() < 0.25:
+        case["rem"] = "3"
+    case.update(fixed)
     return case
 
 
@@ -76,12 +86,14 @@ def trace(exe, case, n, work):
     os.makedirs(rundir, exist_ok=True)
     path = os.path.join(work, f"trace.{n}.json")
     env = dict(os.environ, SIO_TRACE_FILE=path)
-    subprocess.run([args.mpiexec, "-n", str(n), exe, *[f"{k}={v}" for k, v in case.items()]], cwd=rundir,
+    subprocess.run([args.mpiexec, "-n", str(n), exe, *[f"{k}={v}" for k, v in case.items() if k != "in"]], cwd=rundir,
                    env=env, check=True, stdout=subprocess.DEVNULL)
     return path
 
 
 rng, rng2 = random.Random(args.seed), random.Random(args.seed + 1000003)
+rng3 = random.Random(args.seed + 2000003)
+fixed = dict(kv.split("=", 1) for kv in args.fix.split(",") if kv)
 cases = [dict(kv.split("=", 1) for kv in c.split(",")) for c in args.case] + [draw(rng, rng2) for _ in range(args.cases)]
 counts = {"exact": 0, "refused": 0, "wrong": 0}
 before = {"exact": 0, "refused": 0, "wrong": 0}
@@ -111,6 +123,10 @@ for i, case in enumerate(cases):
     name = ",".join(f"{k}={v}" for k, v in case.items())
     square = case.get("dims") == "square"
     ns, target = (args.square_inputs, args.square_target) if square else (args.inputs, args.target)
+    if case.get("grid") == "3" and case.get("dims") == "create":
+        ns = args.grid3_inputs
+    if "in" in case:
+        ns = case["in"].replace("/", ",")
     inputs = [trace(args.exe, case, int(n), work) for n in ns.split(",")]
     for t in target.split(","):
         traced = []
@@ -135,5 +151,6 @@ for t, c in per_target.items():
     print(f"property {t}: {c['exact']} exact, {c['refused']} refused, {c['wrong']} wrong")
 print(f"property: {counts['exact']} exact, {counts['refused']} refused, {counts['wrong']} wrong"
       f" (seed {args.seed}, {len(cases)} programs, inputs {args.inputs}, targets {args.target};"
-      f" square grids: inputs {args.square_inputs}, targets {args.square_target})")
+      f" square grids: inputs {args.square_inputs}, targets {args.square_target};"
+      f" 3-d MPI_Dims_create grids: inputs {args.grid3_inputs})")
 sys.exit(1 if counts["wrong"] else 0)
