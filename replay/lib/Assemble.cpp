@@ -232,7 +232,7 @@ void Generator::emitInputFiles(CodeEmitter &out) {
 void Generator::emitOverwriteCheck(CodeEmitter &out) {
   std::vector<std::string> ids;
   bool perIteration = false;
-  for (int64_t id : usedFiles_) {
+  for (int64_t id : namedBySucceededCalls_) {
     const auto *file = trace_.file(id);
     if (file && file->loopDepthUsed() > 0) {
       perIteration = true; // a name per loop iteration: not enumerated here

@@ -16,17 +16,22 @@
 namespace sio::replay::detail {
 
 std::string Generator::path(Params &p, const std::string &name) {
+  auto use = [&](int64_t id) {
+    usedFiles_.insert(id);
+    if (!callFailed_)
+      namedBySucceededCalls_.insert(id);
+  };
   if (auto id = p.constant(name)) {
-    usedFiles_.insert(*id);
+    use(*id);
   } else {
     // An id that is itself a function of rank or the indices: any file may be meant.
     for (const auto &file : trace_.files)
-      usedFiles_.insert(file.id);
+      use(file.id);
   }
   std::vector<std::string> indices;
   for (size_t d = 0; d < loops_.size(); ++d)
     indices.push_back("i" + std::to_string(d));
-  return "mappedPath(fileName(" + p(name) + (indices.empty() ? "" : ", {" + join(indices, ", ") + "}") + ")).c_str()";
+  return std::string(callFailed_ ? "resolvedPath" : "mappedPath") + "(fileName(" + p(name) + (indices.empty() ? "" : ", {" + join(indices, ", ") + "}") + ")).c_str()";
 }
 
 std::string Generator::expectedOrAny(const std::string &expected) {
@@ -51,6 +56,11 @@ std::vector<std::string> Generator::callText(const Node &node, Params &p) {
   // A call that failed in the application is an attempt expected to fail
   // the same way (docs/replay.md, Failed calls).
   const std::string expected = expectedError(e, p);
+  // Failed everywhere (an error that differs between ranks may be success on
+  // some: their parents are made); an open that failed returned no handle.
+  callFailed_ = p.constant("error").value_or(0) != 0;
+  for (const char *handle : {"fh", "fd", "stream", "dir"})
+    callFailed_ |= p.has(handle) && p.constant(handle).value_or(0) < 0;
   auto mpi = [&](const std::string &call) {
     return expected.empty() ? "countMpi(" + call + ");" : "expectMpiFailure(" + call + ", " + expected + ");";
   };
@@ -273,19 +283,23 @@ std::vector<std::string> Generator::callText(const Node &node, Params &p) {
     // Character, string and formatted output: `result` bytes through the
     // same kind of call (content is not kept), so tracing the replay
     // records the same operation and bytes.
+    // A call that failed everywhere wrote nothing (`result` 0) but tried: the
+    // replay tries one byte, since glibc's fputs, fputws and dprintf succeed
+    // on an empty text whatever the stream.
+    auto written = [&] { return callFailed_ ? std::string("1") : p("result"); };
     if (op == "fputc")
-      return {p.constant("result") == 0 ? "// fputc: nothing written in the application"
-                                        : posix("fputc('r', " + streamArg() + ")")};
+      return {!callFailed_ && p.constant("result") == 0 ? "// fputc: nothing written in the application"
+                                                        : posix("fputc('r', " + streamArg() + ")")};
     if (op == "fputs")
-      return {posix("fputs(buffer.text(" + p("result") + "), " + streamArg() + ")")};
+      return {posix("fputs(buffer.text(" + written() + "), " + streamArg() + ")")};
     if (op == "fprintf")
-      return {posix("fprintf(" + streamArg() + ", \"%.*s\", toInt(" + p("result") + "), buffer.text(" + p("result") +
+      return {posix("fprintf(" + streamArg() + ", \"%.*s\", toInt(" + written() + "), buffer.text(" + written() +
                     "))")};
     if (op == "dprintf")
-      return {posix("dprintf(fd[" + p("fd") + "], \"%.*s\", toInt(" + p("result") + "), buffer.text(" + p("result") +
+      return {posix("dprintf(fd[" + p("fd") + "], \"%.*s\", toInt(" + written() + "), buffer.text(" + written() +
                     "))")};
     if (op == "fputws")
-      return {posix("fputws(buffer.wideText(" + p("result") + "), " + streamArg() + ")")};
+      return {posix("fputws(buffer.wideText(" + written() + "), " + streamArg() + ")")};
     // Input: `result` bytes (the input file is made long enough and holds
     // no line ends, so each call reads what it read in the application).
     if (op == "fgetc")

@@ -152,7 +152,11 @@ private:
   std::string type(Params &p, const std::string &name = "datatype") { return "datatype[" + p(name) + "]"; }
   /// The path a file parameter names here. Names with loop-index fields
   /// (`dir.<rank>/file.<i0>`) get the indices of the loops around the call.
+  /// Its parent directories are made first (mappedPath), except for a call
+  /// that failed in the application (callFailed_, resolvedPath): an open
+  /// under a missing directory must fail in the replay too.
   std::string path(Params &p, const std::string &name = "file");
+  bool callFailed_ = false; ///< the call callText emits failed in the application
 
   /// The recorded failure of a call as the arguments of the replay's
   /// expect*Failure helpers: `MPI_ERR_NO_SUCH_FILE, "MPI_ERR_NO_SUCH_FILE"`,
@@ -385,6 +389,10 @@ private:
   std::vector<std::pair<std::string, std::string>> gaps_;
   std::vector<Check> checks_;
   std::set<int64_t> usedFiles_, writtenFiles_, readWriteFiles_;
+  /// Files named by a call that did not fail: only these can be written (a
+  /// failed open of "." or of an existing file with O_EXCL writes nothing,
+  /// and the overwrite check must not refuse to start for them).
+  std::set<int64_t> namedBySucceededCalls_;
   std::map<std::pair<std::string, int64_t>, int64_t> handleFile_;
   std::map<int64_t, View> views_;
   std::map<int64_t, InputFile> reads_;

@@ -85,7 +85,13 @@ void noteUntrackedData(int fd) {
     return;
   Blocked blk; // fstat/readlink below are the runtime's, never traced
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+  if (fstat(fd, &st) != 0) {
+    // Not open (the call failed with EBADF): nothing was seen, and the next
+    // descriptor of this number (an fopen's, a raw syscall's) must be looked at.
+    g_untrackedSeen[fd].store(0, std::memory_order_relaxed);
+    return;
+  }
+  if (!S_ISREG(st.st_mode))
     return; // a pipe, socket, terminal, device: no bytes on disk to miss
   char link[64], path[4096];
   std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);

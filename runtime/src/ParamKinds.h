@@ -190,12 +190,21 @@ template <> struct TableOf<Table::Dir> {
 
 /// Stream buffer marks (StreamMarks): bytes that went through the buffer
 /// between two recorded calls make the trace inexact.
+/// glibc's _IO_IN_BACKUP (libio.h, not installed): an ungetc that could not
+/// step back in the buffer moved the read pointer into a pushback area of
+/// its own, which the next read leaves for the buffer again. Pointers in the
+/// two areas do not compare: a read mark is compared only within one.
+inline constexpr int kStreamInPushback = 0x100;
+inline bool readsPushback(const FILE *s) { return (s->_flags & kStreamInPushback) != 0; }
 inline void checkStreamMarks(FILE *s, int fd) {
   const StreamMarks &m = g_streamMarks[fd];
-  if ((m.write && s->_IO_write_ptr > m.write) || (m.read && s->_IO_read_ptr > m.read))
+  const bool readMoved = m.read && m.readInPushback == readsPushback(s) && s->_IO_read_ptr > m.read;
+  if ((m.write && s->_IO_write_ptr > m.write) || readMoved)
     noteInexact(Inexact::InlineStdio);
 }
-inline void setStreamMarks(FILE *s, int fd) { g_streamMarks[fd] = {s->_IO_write_ptr, s->_IO_read_ptr}; }
+inline void setStreamMarks(FILE *s, int fd) {
+  g_streamMarks[fd] = {s->_IO_write_ptr, s->_IO_read_ptr, readsPushback(s)};
+}
 
 template <Table T, bool Closing> struct TabledHandle : KindBase {
   static constexpr int kSlots = 1;
@@ -914,6 +923,10 @@ template <Table T> struct NewTabledHandle {
     if (unsigned(fd) < unsigned(kMaxFd)) {
       code = TableOf<T>::newCode();
       TableOf<T>::codes()[fd].store(code + 1, std::memory_order_relaxed);
+      // A new file holds this descriptor number: what was seen through an
+      // earlier, unrecorded one of the same number (closed by fclose or a raw
+      // syscall, so never forgotten) says nothing about it.
+      forgetUntracked(fd);
       if constexpr (T == Table::Stream)
         setStreamMarks(h, fd);
     }

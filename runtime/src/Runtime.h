@@ -289,6 +289,7 @@ void forgetUntracked(int fd);
 /// above) moved bytes through the buffer without a call (Inexact::InlineStdio).
 struct StreamMarks {
   char *write, *read;
+  bool readInPushback; ///< `read` points into ungetc's pushback area, not the buffer
 };
 extern StreamMarks g_streamMarks[kMaxFd];
 int64_t fileId(const char *path);   ///< the rank's file table

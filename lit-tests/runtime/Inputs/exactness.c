@@ -66,6 +66,39 @@ int main(int argc, char **argv) {
     if (write(3, "before the runtime\n", 19) != 19)
       return 3;
     close(make("plain.dat", 10)); /* a process with no recorded call writes no trace */
+  } else if (strcmp(mode, "reused") == 0) {
+    /* A write on a closed descriptor fails (EBADF); fopen then gets that
+     * number, and bytes written through it bypass the stream: the trace
+     * misses them whatever the failed write left behind. */
+    int fd = make("plain.dat", 10);
+    close(fd);
+    if (write(fd, "x", 1) != -1 || errno != EBADF)
+      return 3;
+    FILE *f = fopen("reused.dat", "w");
+    if (f == NULL || fileno(f) != fd)
+      return 5;
+    if (write(fileno(f), "unrecorded", 10) != 10)
+      return 3;
+    fclose(f);
+  } else if (strcmp(mode, "ungetc") == 0) {
+    /* ungetc of a character other than the one read moves the read pointer
+     * into glibc's pushback area: no byte moved without a call. */
+    close(make("pushback.dat", 100));
+    FILE *f = fopen("pushback.dat", "r");
+    int c1 = fgetc(f);
+    /* glibc mallocs the pushback area (128 bytes): with free chunks of that
+     * size used up it lies above the buffer, where the old check took its
+     * read pointer for bytes read without a call. */
+    static void *drain[64];
+    for (int i = 0; i < 64; ++i)
+      drain[i] = malloc(128);
+    if (ungetc('Z', f) != 'Z')
+      return 3;
+    int c2 = fgetc(f), c3 = fgetc(f);
+    char rest[200];
+    size_t n = fread(rest, 1, sizeof rest, f);
+    fclose(f);
+    return c1 == 'd' && c2 == 'Z' && c3 == 'd' && n == 98 ? 0 : 4;
   } else if (strcmp(mode, "excluded") == 0) {
     /* A file under SIO_EXCLUDE_PATHS: not recorded, on purpose. */
     FILE *f = fopen(argv[2], "w");
