@@ -69,7 +69,7 @@ std::string Generator::assemble() {
   out.blank();
   for (const char *header :
        {"<mpi.h>",    "",          "<algorithm>",   "<cerrno>",     "<chrono>",        "<climits>",
-        "<cmath>",    "<cstdio>",  "<cstdlib>",     "<cstring>",    "<cwchar>",        "<initializer_list>",
+        "<cmath>",    "<cstdio>",  "<cstdlib>",     "<cstring>",    "<ctime>",         "<cwchar>",        "<initializer_list>",
         "<random>",   "<string>",  "<type_traits>", "<utility>",    "<vector>",        "",
         "<dirent.h>", "<dlfcn.h>", "<fcntl.h>",     "<sys/stat.h>", "<sys/syscall.h>", "<sys/uio.h>",
         "<unistd.h>"})
@@ -189,7 +189,8 @@ void Generator::emitChecks(CodeEmitter &out) {
 }
 
 void Generator::emitInputFiles(CodeEmitter &out) {
-  out.comment("Files the trace reads but never writes, created when absent so that the");
+  out.comment("Files the trace reads but never writes, and files that existed before the");
+  out.comment("program (opened without being created), created when absent so that the");
   out.comment("replay runs without the application's input data.");
   out.open("void provideInputFiles()");
   if (hintsInput_ && hintsInput_->contents) {
@@ -200,8 +201,8 @@ void Generator::emitInputFiles(CodeEmitter &out) {
              cppStringLiteral(*hintsInput_->contents) + ");");
   }
   for (const auto &[id, in] : reads_) {
-    if (writtenFiles_.count(id))
-      continue;
+    if (writtenFiles_.count(id) && !preexisting_.count(id))
+      continue; // made by the program itself
     const auto *file = trace_.file(id);
     if (file->loopDepthUsed() > 0) {
       out.comment("file " + std::to_string(id) + ": " + cppStringLiteral(file->formatStr()) +

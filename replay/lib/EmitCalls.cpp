@@ -89,7 +89,8 @@ std::vector<std::string> Generator::callText(const Node &node, Params &p) {
       noteOpen(p, "fh",
                amodeBits & (1 | 4) ? OpenIntent::Writing
                : amodeBits & 8     ? OpenIntent::ReadWrite
-                                   : OpenIntent::Reading);
+                                   : OpenIntent::Reading,
+               p.constant("amode") && !(amodeBits & 1)); // MPI_MODE_CREATE
       return {"mustSucceedMpi(" + head + fhArg() + "));"};
     }
     if (op == "MPI_File_close")
@@ -167,7 +168,8 @@ std::vector<std::string> Generator::callText(const Node &node, Params &p) {
         noteOpen(p, "fd",
                  (flagBits & 03) == 01 || (flagBits & (0100 | 01000 | 02000)) ? OpenIntent::Writing
                  : (flagBits & 03) == 02                                      ? OpenIntent::ReadWrite
-                                                                              : OpenIntent::Reading);
+                                                                              : OpenIntent::Reading,
+                 op != "creat" && p.constant("flags") && !(flagBits & 0100)); // O_CREAT
       std::string args = op == "openat" ? "AT_FDCWD, " : "";
       args += path(p);
       if (!flags.empty())
@@ -182,6 +184,16 @@ std::vector<std::string> Generator::callText(const Node &node, Params &p) {
       return {posix(op + "(" + fdArg() + ")")};
     if (op == "dup" || op == "dup2")
       return duplicate(op, p, expected, posix);
+    // A read that succeeded finds the file shaped for it and must move what
+    // the application's did (Prelude: fitRead, expectBytes).
+    const bool checkedRead = expected.empty() && p.has("result");
+    if (checkedRead && (op == "read" || op == "pread")) {
+      const std::string offset = op == "pread" ? p("offset") : "-1";
+      const std::string call = op == "read" ? "read(" + fdArg() + ", " + bytes("count") + ")"
+                                            : "pread(" + fdArg() + ", " + bytes("count") + ", off_t(" + offset + "))";
+      return {"fitRead(" + fdArg() + ", " + offset + ", " + p("count") + ", " + p("result") + ");",
+              "expectBytes(" + call + ", " + p("result") + ");"};
+    }
     if (op == "read" || op == "write")
       return {posix(op + "(" + fdArg() + ", " + bytes("count") + ")")};
     if (op == "pread" || op == "pwrite")
@@ -246,7 +258,7 @@ std::vector<std::string> Generator::callText(const Node &node, Params &p) {
       auto recorded = p.constant("stream");
       if (recorded && *recorded < 0) // it failed in the application: the stream table skips it
         return {"expectFopenFailure(fopen(" + path(p) + ", " + mode + "), " + expectedOrAny(expected) + ");"};
-      noteOpen(p, "stream", intent);
+      noteOpen(p, "stream", intent, streamMustExist(e));
       return {streamArg() + " = fopen(" + path(p) + ", " + mode + ");",
               "mustSucceedPosix(" + streamArg() + " != nullptr);"};
     }
@@ -258,6 +270,11 @@ std::vector<std::string> Generator::callText(const Node &node, Params &p) {
       if (recorded && *recorded < 0)
         return {"expectFopenFailure(fdopen(fd[" + p("fd") + "], " + p.string("mode") + "), " + expectedOrAny(expected) +
                 ");"};
+      if (auto fdCode = p.constant("fd"), code = p.constant("stream"); fdCode && code)
+        if (auto file = handleFile_.find({"fd", *fdCode}); file != handleFile_.end()) {
+          handleFile_[{"stream", *code}] = file->second; // its reads reach that file
+          streamPos_.erase(*code);
+        }
       return {streamArg() + " = fdopen(fd[" + p("fd") + "], " + p.string("mode") + ");",
               "mustSucceedPosix(" + streamArg() + " != nullptr);"};
     }
@@ -277,7 +294,7 @@ std::vector<std::string> Generator::callText(const Node &node, Params &p) {
       std::string call = "freopen(" + path(p) + ", " + p.string("mode") + ", " + old + ")";
       if (recorded && *recorded < 0)
         return {"expectFopenFailure(" + call + ", " + expectedOrAny(expected) + ");"};
-      noteOpen(p, "stream", intent);
+      noteOpen(p, "stream", intent, streamMustExist(e));
       return {streamArg() + " = " + call + ";", "mustSucceedPosix(" + streamArg() + " != nullptr);"};
     }
     // Character, string and formatted output: `result` bytes through the
@@ -302,11 +319,16 @@ std::vector<std::string> Generator::callText(const Node &node, Params &p) {
       return {posix("fputws(buffer.wideText(" + written() + "), " + streamArg() + ")")};
     // Input: `result` bytes (the input file is made long enough and holds
     // no line ends, so each call reads what it read in the application).
+    if (op == "fgetc" && p.has("result"))
+      return {"fitStreamRead(" + streamArg() + ", 1, " + p("result") + ");",
+              "expectBytes(fgetc(" + streamArg() + ") == EOF ? 0 : 1, " + p("result") + ");"};
     if (op == "fgetc")
       return {"fgetc(" + streamArg() + ");"};
+    // Line input: the bytes ahead are made to end the line where the
+    // application's ended (prepareLine), so the call runs with its own limit.
     if (op == "fgets")
-      return {"fgets(static_cast<char *>(buffer.bytes(" + p("result") + " + 1)), toInt(" + p("result") + " + 1), " +
-              streamArg() + ");"};
+      return {"prepareLine(" + streamArg() + ", " + p("result") + ", " + p("result") + " < " + p("n") + " - 1);",
+              "fgets(static_cast<char *>(buffer.bytes(" + p("n") + ")), toInt(" + p("n") + "), " + streamArg() + ");"};
     if (op == "getline" || op == "getdelim")
       return {"readLine(" + streamArg() + ", " + (op == "getdelim" ? intArg("delim") : std::string("'\\n'")) + ", " +
               p("result") + ", " + (op == "getdelim" ? "true" : "false") + ");"};
@@ -317,6 +339,10 @@ std::vector<std::string> Generator::callText(const Node &node, Params &p) {
               p("result") + " + 1), " + streamArg() + ");"};
     if (op == "fwscanf")
       return {"fwscanf(" + streamArg() + ", wideScanChars(" + p("result") + "));"};
+    if (op == "fread" && expected.empty() && p.has("result"))
+      return {"fitStreamRead(" + streamArg() + ", " + p("size") + " * " + p("nmemb") + ", " + p("result") + ");",
+              "expectBytes(i64(fread(buffer.bytes(" + p("size") + " * " + p("nmemb") + "), size_t(" + p("size") +
+                  "), size_t(" + p("nmemb") + "), " + streamArg() + ")) * " + p("size") + ", " + p("result") + ");"};
     if (op == "fread" || op == "fwrite")
       return {posix(op + "(buffer.bytes(" + p("size") + " * " + p("nmemb") + "), size_t(" + p("size") + "), size_t(" +
                     p("nmemb") + "), " + streamArg() + ")")};

@@ -273,7 +273,13 @@ private:
   std::vector<std::string> duplicate(const std::string &op, Params &p, const std::string &expected,
                                      const std::function<std::string(const std::string &)> &posix);
 
-  void noteOpen(Params &p, const std::string &handle, OpenIntent intent);
+  /// `mustExist`: the open neither creates its file (no O_CREAT, fopen "r"
+  /// or "r+", no MPI_MODE_CREATE), so where it is the trace's first open of
+  /// the file, the file existed before the program: the replay provides it
+  /// even if it then writes it (preexisting_).
+  void noteOpen(Params &p, const std::string &handle, OpenIntent intent, bool mustExist);
+  /// fopen/freopen: the mode is the same everywhere and starts with 'r'.
+  static bool streamMustExist(const Event &e);
 
   /// A call that writes or resizes through a handle makes its file written
   /// (not an input the replay provides). A handle that differs between
@@ -396,6 +402,9 @@ private:
   std::map<std::pair<std::string, int64_t>, int64_t> handleFile_;
   std::map<int64_t, View> views_;
   std::map<int64_t, InputFile> reads_;
+  /// Files whose first open in the trace required them to exist, and the
+  /// files opened so far (the first open decides).
+  std::set<int64_t> preexisting_, openedFiles_;
   std::map<int64_t, int64_t> streamPos_; ///< stream code -> byte position an fseek gave it
   std::map<const Event *, int64_t> newComms_;
   std::vector<int64_t> derivedTypes_;

@@ -223,11 +223,23 @@ std::vector<std::string> Generator::duplicate(const std::string &op, Params &p, 
   return {"storeDescriptor(" + p("fd") + ", " + call + ");"};
 }
 
-void Generator::noteOpen(Params &p, const std::string &handle, OpenIntent intent) {
+bool Generator::streamMustExist(const Event &e) {
+  const auto *param = e.param("mode");
+  if (param && param->value.isUniform())
+    if (const auto *m = std::get_if<std::string>(&param->value.entries()[0].value))
+      return !m->empty() && m->front() == 'r';
+  return false;
+}
+
+void Generator::noteOpen(Params &p, const std::string &handle, OpenIntent intent, bool mustExist) {
   auto file = p.constant("file");
   auto h = p.constant(handle);
   if (!file)
     return;
+  if (openedFiles_.insert(*file).second && mustExist) {
+    preexisting_.insert(*file);
+    reads_[*file]; // an input of at least zero bytes, written or not
+  }
   if (intent == OpenIntent::Writing)
     writtenFiles_.insert(*file);
   else if (intent == OpenIntent::ReadWrite)

@@ -68,7 +68,9 @@ std::vector<std::string> inexactReasons(uint32_t bits) {
       "not known",
       "libsio-prefetch.so was loaded before the tracer and interposes MPI-IO first: the trace holds the MPI "
       "calls it passed on (reads it served from its cache are missing or have count 0), not the "
-      "application's; preload libsiotrace-rt.so first (docs/runtime.md, \"Other tools in the same process\")"};
+      "application's; preload libsiotrace-rt.so first (docs/runtime.md, \"Other tools in the same process\")",
+      "close() closed the descriptor under a recorded fopen stream: the close is not recorded, and the "
+      "stream's later calls act on whatever the descriptor number names next"};
   std::vector<std::string> v;
   for (int i = 0; i < kNumInexact; ++i)
     if (bits & (1u << i))

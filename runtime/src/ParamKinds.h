@@ -226,6 +226,11 @@ template <Table T, bool Closing> struct TabledHandle : KindBase {
         noteUntrackedData(fd);
       if constexpr (Closing)
         forgetUntracked(fd);
+      // The descriptor under an fopen stream (fopen gives it no code of its
+      // own): closing it behind the stream's back is not recorded.
+      if constexpr (Closing && T == Table::Fd)
+        if (TableOf<Table::Stream>::codes()[fd].load(std::memory_order_relaxed) != 0)
+          noteInexact(Inexact::StreamFdClosed);
       return false;
     }
     c.rec->add(n, code - 1);
@@ -1005,11 +1010,19 @@ template <int Extra> struct RetTextT {
 };
 using RetText = RetTextT<0>;
 using RetLine = RetTextT<1>;
-/// fgets: the length of the string read (none at end of file).
+/// fgets: the bytes it consumed, the change of the stream position (a line
+/// holding a NUL byte is longer than the string's length); the string's
+/// length only where the stream has no position (a pipe).
 struct RetLineRead {
   static constexpr int kSlots = 1;
   static constexpr bool kMovesData = true;
-  static void post(Call &c, char *r) { c.rec->add("result", r ? int64_t(std::strlen(r)) : 0); }
+  static void post(Call &c, char *r) {
+    const int64_t pos1 = c.posStream ? streamPosition(c.posStream) : -1;
+    if (c.pos0 >= 0 && pos1 >= c.pos0)
+      c.rec->add("result", pos1 - c.pos0);
+    else
+      c.rec->add("result", r ? int64_t(std::strlen(r)) : 0);
+  }
 };
 /// scanf family, wide-character stdio: the change of the stream position;
 /// a stream without one leaves the bytes unknown (no `result`, an inexact

@@ -268,8 +268,9 @@ enum class Inexact : uint32_t {
   InlineStdio = 1u << 4, ///< inline getc_unlocked/putc_unlocked buffer access on a recorded stream
   Position = 1u << 5,    ///< a scanf/wide-character call on a stream with no position
   ToolFirst = 1u << 6,   ///< a tool library interposes MPI-IO before the tracer
+  StreamFdClosed = 1u << 7, ///< close() of the descriptor under a recorded stream
 };
-inline constexpr int kNumInexact = 7;
+inline constexpr int kNumInexact = 8;
 extern std::atomic<uint32_t> g_inexact;
 inline void noteInexact(Inexact why) {
   if (!(g_inexact.load(std::memory_order_relaxed) & uint32_t(why)))

@@ -214,12 +214,13 @@ private:
   void event(const Node &n, const std::string &path, const std::string &iteration) {
     const Event &ev = n.event();
     // A failed call (the application's bad handle) is checked no further;
-    // close() releases the descriptor even when it fails.
+    // close() releases the descriptor even when it fails, a failed dup2
+    // leaves its target as it was.
     const bool failed = ev.param("error") != nullptr;
     for (const Touch &t : touches(ev)) {
       if (!opened_.count(t.kind) || unknownKinds_.count(t.kind))
         continue;
-      if (failed && t.effect == Effect::Open)
+      if (failed && (t.effect == Effect::Open || (t.effect == Effect::Close && isDuplicate(ev.op))))
         continue;
       for (const ElasticEntry &e : t.param->value.entries()) {
         auto c = constantOf(e.value);

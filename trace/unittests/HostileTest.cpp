@@ -197,4 +197,24 @@ TEST(HostileTest, DuplicatedAndWrappedHandlesAreFollowed) {
   EXPECT_NE(p->message.find("fd 0 is used after its close (fclose"), std::string::npos) << p->message;
 }
 
+/// A dup2 that failed (EBADF: its source is not open) closed nothing: its
+/// target stays open and its use after is fine; a successful one closes it.
+TEST(HostileTest, FailedDup2KeepsItsTarget) {
+  for (bool fails : {true, false}) {
+    Trace t = oneFileTrace();
+    const auto ev = constEvent;
+    t.body.push_back(ev("open", Layer::POSIX, {{"file", 0}, {"flags", 65}, {"fd", 0}}));
+    if (fails)
+      t.body.push_back(ev("dup2", Layer::POSIX, {{"oldfd", -1}, {"newfd", 0}, {"fd", -1}, {"error", 9}}));
+    else
+      t.body.push_back(ev("dup2", Layer::POSIX, {{"oldfd", -1}, {"newfd", 0}, {"fd", -1}}));
+    t.body.push_back(ev("write", Layer::POSIX, {{"fd", 0}, {"count", 10}, {"result", 10}}));
+    auto p = checkHandleLifetimes(t);
+    EXPECT_EQ(p.has_value(), !fails) << (p ? p->message : "no problem");
+    if (p) {
+      EXPECT_NE(p->message.find("fd 0 is used after its close (dup2"), std::string::npos) << p->message;
+    }
+  }
+}
+
 } // namespace

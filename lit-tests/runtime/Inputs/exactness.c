@@ -105,6 +105,26 @@ int main(int argc, char **argv) {
     fprintf(f, "excluded %d\n", 1);
     fclose(f);
     close(make("plain.dat", 10));
+  } else if (strcmp(mode, "streamfd") == 0) {
+    /* The descriptor under a stream closed behind its back: the stream's
+       buffered bytes are lost and fclose fails (EBADF). */
+    FILE *f = fopen("streamfd.dat", "w");
+    fputs("buffered", f);
+    close(fileno(f));
+    return fclose(f) == EOF && errno == EBADF ? 0 : 4;
+  } else if (strcmp(mode, "nul") == 0) {
+    /* fgets of a line holding a NUL byte consumes the whole line (6 bytes),
+       more than the string's length (2): 9 bytes in all. */
+    FILE *f = fopen("nul.txt", "w");
+    fwrite("ab\0cd\nxy\n", 1, 9, f);
+    fclose(f);
+    f = fopen("nul.txt", "r");
+    char buf[16];
+    int lines = 0;
+    while (fgets(buf, sizeof buf, f))
+      ++lines;
+    fclose(f);
+    return lines == 2 ? 0 : 4;
   } else if (strcmp(mode, "read") == 0) {
     /* 5 lines of 10 bytes, then 7 bytes without a line end: 57 bytes. */
     FILE *f = fopen("input.txt", "w");
