@@ -67,12 +67,32 @@ std::string Generator::assemble() {
       out.comment("  - " + a);
   }
   out.blank();
-  for (const char *header :
-       {"<mpi.h>",    "",          "<algorithm>",   "<cerrno>",     "<chrono>",        "<climits>",
-        "<cmath>",    "<cstdio>",  "<cstdlib>",     "<cstring>",    "<ctime>",         "<cwchar>",        "<initializer_list>",
-        "<random>",   "<string>",  "<type_traits>", "<utility>",    "<vector>",        "",
-        "<dirent.h>", "<dlfcn.h>", "<fcntl.h>",     "<sys/stat.h>", "<sys/syscall.h>", "<sys/uio.h>",
-        "<unistd.h>"})
+  for (const char *header : {"<mpi.h>",
+                             "",
+                             "<algorithm>",
+                             "<cerrno>",
+                             "<chrono>",
+                             "<climits>",
+                             "<cmath>",
+                             "<cstdio>",
+                             "<cstdlib>",
+                             "<cstring>",
+                             "<ctime>",
+                             "<cwchar>",
+                             "<initializer_list>",
+                             "<random>",
+                             "<string>",
+                             "<type_traits>",
+                             "<utility>",
+                             "<vector>",
+                             "",
+                             "<dirent.h>",
+                             "<dlfcn.h>",
+                             "<fcntl.h>",
+                             "<sys/stat.h>",
+                             "<sys/syscall.h>",
+                             "<sys/uio.h>",
+                             "<unistd.h>"})
     out.line(*header ? std::string("#include ") + header : "");
   out.blank();
   out.line("namespace sio_replay {");

@@ -31,7 +31,8 @@ std::string Generator::path(Params &p, const std::string &name) {
   std::vector<std::string> indices;
   for (size_t d = 0; d < loops_.size(); ++d)
     indices.push_back("i" + std::to_string(d));
-  return std::string(callFailed_ ? "resolvedPath" : "mappedPath") + "(fileName(" + p(name) + (indices.empty() ? "" : ", {" + join(indices, ", ") + "}") + ")).c_str()";
+  return std::string(callFailed_ ? "resolvedPath" : "mappedPath") + "(fileName(" + p(name) +
+         (indices.empty() ? "" : ", {" + join(indices, ", ") + "}") + ")).c_str()";
 }
 
 std::string Generator::expectedOrAny(const std::string &expected) {
@@ -310,11 +311,11 @@ std::vector<std::string> Generator::callText(const Node &node, Params &p) {
     if (op == "fputs")
       return {posix("fputs(buffer.text(" + written() + "), " + streamArg() + ")")};
     if (op == "fprintf")
-      return {posix("fprintf(" + streamArg() + ", \"%.*s\", toInt(" + written() + "), buffer.text(" + written() +
-                    "))")};
+      return {
+          posix("fprintf(" + streamArg() + ", \"%.*s\", toInt(" + written() + "), buffer.text(" + written() + "))")};
     if (op == "dprintf")
-      return {posix("dprintf(fd[" + p("fd") + "], \"%.*s\", toInt(" + written() + "), buffer.text(" + written() +
-                    "))")};
+      return {
+          posix("dprintf(fd[" + p("fd") + "], \"%.*s\", toInt(" + written() + "), buffer.text(" + written() + "))")};
     if (op == "fputws")
       return {posix("fputws(buffer.wideText(" + written() + "), " + streamArg() + ")")};
     // Input: `result` bytes (the input file is made long enough and holds

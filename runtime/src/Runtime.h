@@ -261,13 +261,13 @@ bool pathExcluded(const char *path);
 /// Why a trace cannot be exact: data the runtime saw moving but could not
 /// count. One bit each in g_inexact; the trace header lists them as text.
 enum class Inexact : uint32_t {
-  Untracked = 1u << 0,   ///< data moved through a file descriptor/stream whose open was not recorded
-  Mmap = 1u << 1,        ///< a recorded descriptor was memory-mapped
-  KernelCopy = 1u << 2,  ///< sendfile/copy_file_range/splice on a recorded descriptor
-  Aio = 1u << 3,         ///< POSIX AIO on a recorded descriptor
-  InlineStdio = 1u << 4, ///< inline getc_unlocked/putc_unlocked buffer access on a recorded stream
-  Position = 1u << 5,    ///< a scanf/wide-character call on a stream with no position
-  ToolFirst = 1u << 6,   ///< a tool library interposes MPI-IO before the tracer
+  Untracked = 1u << 0,      ///< data moved through a file descriptor/stream whose open was not recorded
+  Mmap = 1u << 1,           ///< a recorded descriptor was memory-mapped
+  KernelCopy = 1u << 2,     ///< sendfile/copy_file_range/splice on a recorded descriptor
+  Aio = 1u << 3,            ///< POSIX AIO on a recorded descriptor
+  InlineStdio = 1u << 4,    ///< inline getc_unlocked/putc_unlocked buffer access on a recorded stream
+  Position = 1u << 5,       ///< a scanf/wide-character call on a stream with no position
+  ToolFirst = 1u << 6,      ///< a tool library interposes MPI-IO before the tracer
   StreamFdClosed = 1u << 7, ///< close() of the descriptor under a recorded stream
 };
 inline constexpr int kNumInexact = 8;

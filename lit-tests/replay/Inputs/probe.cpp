@@ -54,8 +54,8 @@ int main(int argc, char **argv) {
   int mkdirErrno = errno;
   int dot = open(".", O_WRONLY);
   int dotErrno = errno;
-  bool noDir = created < 0 && createdErrno == ENOENT && log == nullptr && logErrno == ENOENT && made < 0 &&
-               mkdirErrno == ENOENT;
+  bool noDir =
+      created < 0 && createdErrno == ENOENT && log == nullptr && logErrno == ENOENT && made < 0 && mkdirErrno == ENOENT;
 
   if (probe != MPI_SUCCESS)
     MPI_File_open(MPI_COMM_WORLD, "probe.dat", MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
