@@ -202,6 +202,14 @@ std::vector<std::string> Generator::callText(const Node &node, Params &p) {
     // `bytes` is recorded for successful calls only (a failed call's iovec
     // array may not be readable): a failed one gets an empty array.
     auto iov = [&] { return "buffer.iov(" + p("iovcnt") + ", " + (p.has("bytes") ? p("bytes") : "0") + ")"; };
+    if (checkedRead && p.has("bytes") && (op == "readv" || op == "preadv")) {
+      const std::string offset = op == "preadv" ? p("offset") : "-1";
+      const std::string call =
+          op == "readv" ? "readv(" + fdArg() + ", " + iov() + ", " + intArg("iovcnt") + ")"
+                        : "preadv(" + fdArg() + ", " + iov() + ", " + intArg("iovcnt") + ", off_t(" + offset + "))";
+      return {"fitRead(" + fdArg() + ", " + offset + ", " + p("bytes") + ", " + p("result") + ");",
+              "expectBytes(" + call + ", " + p("result") + ");"};
+    }
     if (op == "readv" || op == "writev")
       return {posix(op + "(" + fdArg() + ", " + iov() + ", " + intArg("iovcnt") + ")")};
     if (op == "preadv" || op == "pwritev")
