@@ -704,7 +704,8 @@ std::vector<std::string> Generator::dataAccess(const std::string &op, Params &p,
   if (plain)
     args += ", MPI_STATUS_IGNORE";
   if (nonblocking)
-    args += ", &request[" + p("request") + "]";
+    args += p.constant("request").value_or(-1) >= 0 ? ", &request[" + p("request") + "]"
+                                                     : ", requestSlot(" + p("request") + ")";
   return {mpi(op + "(" + args + ")")};
 }
 

@@ -393,11 +393,13 @@ using MmapFd = Unfollowed<Inexact::Mmap>;
 using CopyFd = Unfollowed<Inexact::KernelCopy>;
 
 /// aio_read/aio_write: the control block's descriptor (aiocb and aiocb64
-/// both begin with it). Never recorded.
+/// both begin with it). Never recorded. Inside an MPI-IO call (ROMIO's
+/// MPI_File_iwrite_at on a Unix file system) it misses nothing: the MPI
+/// call that asked for it records its bytes.
 struct AioCb : KindBase {
   static constexpr int kSlots = 0;
-  template <class Cb> static bool pre(Call &, const char *, Cb *cb) {
-    if (cb && recordedFd(cb->aio_fildes))
+  template <class Cb> static bool pre(Call &c, const char *, Cb *cb) {
+    if (!c.rec->inner && cb && recordedFd(cb->aio_fildes))
       noteInexact(Inexact::Aio);
     return false;
   }
@@ -414,7 +416,7 @@ struct AioCount : KindBase {
   static constexpr int kSlots = 0;
   static bool pre(Call &c, const char *, int nent) {
     auto *list = static_cast<const struct aiocb *const *>(c.aioList);
-    for (int i = 0; list && i < nent; ++i)
+    for (int i = 0; list && !c.rec->inner && i < nent; ++i)
       if (list[i] && recordedFd(list[i]->aio_fildes)) {
         noteInexact(Inexact::Aio);
         break;

@@ -217,4 +217,18 @@ TEST(HostileTest, FailedDup2KeepsItsTarget) {
   }
 }
 
+/// A use of handle -1 without an error is refused (the runtime never writes
+/// one), except MPI_FILE_NULL, on which MPICH lets MPI_File_get_position
+/// succeed.
+TEST(HostileTest, OnlyFileNullMaySucceed) {
+  Trace descriptor = oneFileTrace();
+  descriptor.body.push_back(constEvent("write", Layer::POSIX, {{"fd", -1}, {"count", 1}, {"result", 1}}));
+  auto p = checkHandleLifetimes(descriptor);
+  ASSERT_TRUE(p);
+  EXPECT_NE(p->message.find("negative handle code"), std::string::npos) << p->message;
+  Trace file = oneFileTrace();
+  file.body.push_back(constEvent("MPI_File_get_position", Layer::MPIIO, {{"fh", -1}}));
+  EXPECT_FALSE(checkHandleLifetimes(file)) << checkHandleLifetimes(file)->message;
+}
+
 } // namespace
