@@ -118,11 +118,25 @@ class Script:
         n = self.rng.choice(COUNTS)
         f = f"fh[{k}]"
         call = self.rng.choice(["write_at", "read_at", "write", "read", "write_at_all", "read_at_all", "write_all",
-                                "read_all", "iwrite_at", "iread_at", "seek"])
+                                "read_all", "iwrite_at", "iread_at", "seek", "write_ordered", "read_ordered",
+                                "write_at_all_begin", "read_all_begin"])
         if self.interleaved[k] and call in ("write_at", "iwrite_at", "write"):
             call = "write_at_all" if "_at" in call else "write_all"
         if call == "seek":
             self.logged(f"MPI_File_seek({f}, {self.offset(var)}, MPI_SEEK_SET)")
+        elif call.endswith("_begin"):
+            # a split collective, ended at once
+            write = "write" in call
+            off = f", {self.offset(var)}" if "_at" in call else ""
+            if write:
+                self.fill(n)
+            else:
+                self.emit(f"memset(in, 0, {max(n, 1)});")
+            buf = "out" if write else "in"
+            end = call.replace("_begin", "_end")
+            self.logged(f"(rc = MPI_File_{call}({f}{off}, {buf}, {n}, MPI_BYTE)) != MPI_SUCCESS ? rc : "
+                        f"MPI_File_{end}({f}, {buf}, &st)",
+                        status=True, read=None if write else "count", name=f"MPI_File_{call}")
         elif "write" in call:
             self.fill(n)
             off = f", {self.offset(var)}" if call.endswith("_at") or call.endswith("_at_all") else ""
@@ -143,7 +157,17 @@ class Script:
     def op_file(self):
         k = self.rng.randrange(N_FH)
         f = f"fh[{k}]"
-        call = self.rng.choice(["get_size", "set_size", "sync", "position", "delete"])
+        call = self.rng.choice(["get_size", "set_size", "sync", "position", "delete", "atomicity", "preallocate",
+                                "info"])
+        if call == "atomicity":
+            self.logged(f"MPI_File_set_atomicity({f}, {self.rng.choice([0, 1])})")
+            return
+        if call == "preallocate":
+            self.logged(f"MPI_File_preallocate({f}, (MPI_Offset){self.rng.choice([100, 70000])})")
+            return
+        if call == "info":
+            self.logged(f"MPI_File_set_info({f}, hints)")
+            return
         if call == "get_size":
             self.step += 1
             self.emit("size = -7;")
@@ -236,9 +260,10 @@ static void fill(char *p, int n, int step) {{
   for (int i = 0; i < n; ++i)
     p[i] = (char)('A' + (rank * 7 + step + i) % 26);
 }}
-static int iwait(int rc, MPI_Request *req, MPI_Status *st) {{
+__attribute__((unused)) static int iwait(int rc, MPI_Request *req, MPI_Status *st) {{
   return rc == MPI_SUCCESS ? MPI_Wait(req, st) : rc;
 }}
+
 
 int main(int argc, char **argv) {{
   MPI_Init(&argc, &argv);
@@ -260,8 +285,13 @@ int main(int argc, char **argv) {{
   MPI_Type_create_resized(block, 0, (MPI_Aint)32 * nranks, &strided);
   MPI_Type_commit(&strided);
   MPI_Type_free(&block);
+  MPI_Info hints;
+  MPI_Info_create(&hints);
+  MPI_Info_set(hints, "romio_cb_write", "enable");
+  MPI_Info_set(hints, "cb_buffer_size", "4096");
 """
         tail = """  MPI_Type_free(&strided);
+  MPI_Info_free(&hints);
   char path[4096];
   snprintf(path, sizeof path, "%s/log.%d", argc > 1 ? argv[1] : ".", rank);
   long logFd = syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
