@@ -705,7 +705,7 @@ std::vector<std::string> Generator::dataAccess(const std::string &op, Params &p,
     args += ", MPI_STATUS_IGNORE";
   if (nonblocking)
     args += p.constant("request").value_or(-1) >= 0 ? ", &request[" + p("request") + "]"
-                                                     : ", requestSlot(" + p("request") + ")";
+                                                    : ", requestSlot(" + p("request") + ")";
   return {mpi(op + "(" + args + ")")};
 }
 
