@@ -185,31 +185,25 @@ std::vector<std::string> Generator::callText(const Node &node, Params &p) {
       return {posix(op + "(" + fdArg() + ")")};
     if (op == "dup" || op == "dup2")
       return duplicate(op, p, expected, posix);
+    // `bytes` is recorded for successful calls only (a failed call's iovec
+    // array may not be readable): a failed one gets an empty array.
+    auto iov = [&] { return "buffer.iov(" + p("iovcnt") + ", " + (p.has("bytes") ? p("bytes") : "0") + ")"; };
     // A read that succeeded finds the file shaped for it and must move what
     // the application's did (Prelude: fitRead, expectBytes).
-    const bool checkedRead = expected.empty() && p.has("result");
-    if (checkedRead && (op == "read" || op == "pread")) {
-      const std::string offset = op == "pread" ? p("offset") : "-1";
-      const std::string call = op == "read" ? "read(" + fdArg() + ", " + bytes("count") + ")"
-                                            : "pread(" + fdArg() + ", " + bytes("count") + ", off_t(" + offset + "))";
-      return {"fitRead(" + fdArg() + ", " + offset + ", " + p("count") + ", " + p("result") + ");",
-              "expectBytes(" + call + ", " + p("result") + ");"};
+    const bool vectored = op == "readv" || op == "preadv";
+    if (expected.empty() && p.has("result") && (op == "read" || op == "pread" || (vectored && p.has("bytes")))) {
+      const bool positioned = op == "pread" || op == "preadv";
+      const std::string offset = positioned ? p("offset") : "-1";
+      std::string args = fdArg() + ", " + (vectored ? iov() + ", " + intArg("iovcnt") : bytes("count"));
+      if (positioned)
+        args += ", off_t(" + offset + ")";
+      return {"fitRead(" + fdArg() + ", " + offset + ", " + p(vectored ? "bytes" : "count") + ", " + p("result") + ");",
+              "expectBytes(" + op + "(" + args + "), " + p("result") + ");"};
     }
     if (op == "read" || op == "write")
       return {posix(op + "(" + fdArg() + ", " + bytes("count") + ")")};
     if (op == "pread" || op == "pwrite")
       return {posix(op + "(" + fdArg() + ", " + bytes("count") + ", off_t(" + p("offset") + "))")};
-    // `bytes` is recorded for successful calls only (a failed call's iovec
-    // array may not be readable): a failed one gets an empty array.
-    auto iov = [&] { return "buffer.iov(" + p("iovcnt") + ", " + (p.has("bytes") ? p("bytes") : "0") + ")"; };
-    if (checkedRead && p.has("bytes") && (op == "readv" || op == "preadv")) {
-      const std::string offset = op == "preadv" ? p("offset") : "-1";
-      const std::string call =
-          op == "readv" ? "readv(" + fdArg() + ", " + iov() + ", " + intArg("iovcnt") + ")"
-                        : "preadv(" + fdArg() + ", " + iov() + ", " + intArg("iovcnt") + ", off_t(" + offset + "))";
-      return {"fitRead(" + fdArg() + ", " + offset + ", " + p("bytes") + ", " + p("result") + ");",
-              "expectBytes(" + call + ", " + p("result") + ");"};
-    }
     if (op == "readv" || op == "writev")
       return {posix(op + "(" + fdArg() + ", " + iov() + ", " + intArg("iovcnt") + ")")};
     if (op == "preadv" || op == "pwritev")
