@@ -102,7 +102,8 @@ std::string timingText(const TimingStats &s) {
 
 class Differ {
 public:
-  Differ(const Trace &a, const Trace &b, const DiffOptions &options) : a_(a), b_(b), opts_(options) {}
+  Differ(const Trace &a, const Trace &b, const DiffOptions &options, std::vector<Difference> *races)
+      : a_(a), b_(b), opts_(options), races_(races) {}
 
   std::vector<Difference> run() {
     if (a_.header.nranks != b_.header.nranks)
@@ -293,16 +294,142 @@ private:
   }
 
   void compareBody(const std::vector<Node> &ba, const std::vector<Node> &bb, const std::string &path) {
-    size_t common = std::min(ba.size(), bb.size());
-    for (size_t i = 0; i < common && !full(); ++i)
-      compareNode(ba[i], bb[i], path + "[" + std::to_string(i) + "]");
-    if (ba.size() != bb.size()) {
-      const bool firstLonger = ba.size() > bb.size();
-      const Node &extra = firstLonger ? ba[common] : bb[common];
-      add(path + "[" + std::to_string(common) + "]",
-          std::to_string(ba.size()) + " nodes vs " + std::to_string(bb.size()) + "; first extra node (in the " +
-              (firstLonger ? "first" : "second") + " trace): " + describe(extra));
+    size_t i = 0, j = 0;
+    while (i < ba.size() && j < bb.size() && !full()) {
+      const size_t ie = racingRunEnd(ba, i), je = racingRunEnd(bb, j);
+      if (ie - i > 1 || je - j > 1) {
+        std::string range = std::to_string(i) + (ie - i > 1 ? "-" + std::to_string(ie - 1) : "");
+        compareRace(ba, i, ie, bb, j, je, path + "[" + range + "]");
+      } else {
+        compareNode(ba[i], bb[j], path + "[" + std::to_string(i) + "]");
+      }
+      i = ie;
+      j = je;
     }
+    if ((i < ba.size() || j < bb.size()) && !full()) {
+      const bool firstLonger = i < ba.size();
+      const Node &extra = firstLonger ? ba[i] : bb[j];
+      add(path + "[" + std::to_string(i) + "]", std::to_string(ba.size()) + " nodes vs " + std::to_string(bb.size()) +
+                                                    "; first extra node (in the " + (firstLonger ? "first" : "second") +
+                                                    " trace): " + describe(extra));
+    }
+  }
+
+  /// The `error` parameter, or null for a call that succeeded.
+  static const Param *errorOf(const Event &e) { return e.param("error"); }
+
+  /// Same call apart from `error`: operation, layer, site, other parameters.
+  static bool sameCallButError(const Event &x, const Event &y) {
+    if (x.op != y.op || x.layer != y.layer || x.inner != y.inner || x.site != y.site)
+      return false;
+    auto others = [](const Event &e) {
+      std::vector<const Param *> out;
+      for (const Param &p : e.params)
+        if (p.name != "error")
+          out.push_back(&p);
+      return out;
+    };
+    auto px = others(x), py = others(y);
+    if (px.size() != py.size())
+      return false;
+    // Each node's values cover its own ranks: compare uniform values alone.
+    for (size_t k = 0; k < px.size(); ++k)
+      if (px[k]->name != py[k]->name || !px[k]->value.isUniform() || !py[k]->value.isUniform() ||
+          px[k]->value.entries()[0].value != py[k]->value.entries()[0].value)
+        return false;
+    return true;
+  }
+
+  /// One past the run of racing inner calls (see diffTraces) starting at
+  /// body[i], or i + 1 when body[i] starts none. Each member's error, if it
+  /// has one, is one value for all its ranks.
+  static size_t racingRunEnd(const std::vector<Node> &body, size_t i) {
+    auto candidate = [](const Node &n) {
+      if (!n.isEvent() || !n.event().inner)
+        return false;
+      const Param *err = errorOf(n.event());
+      return !err || err->value.isUniform();
+    };
+    if (!candidate(body[i]))
+      return i + 1;
+    RankList seen = body[i].ranks;
+    size_t end = i + 1;
+    try {
+      for (; end < body.size(); ++end) {
+        const Node &n = body[end];
+        if (!candidate(n) || !sameCallButError(body[i].event(), n.event()) || !seen.intersect(n.ranks).empty())
+          break;
+        seen = seen.unite(n.ranks);
+      }
+    } catch (const std::length_error &) {
+      // rank sets too large to combine: compare node by node
+    }
+    return end;
+  }
+
+  /// Outcome ("succeeded" or the error) -> the ranks that had it, over a run.
+  std::map<std::string, RankList> outcomes(const std::vector<Node> &body, size_t begin, size_t end) const {
+    std::map<std::string, RankList> out;
+    for (size_t k = begin; k < end; ++k) {
+      const Event &e = body[k].event();
+      std::string key = "succeeded";
+      if (const Param *err = errorOf(e)) {
+        const Value &v = err->value.entries()[0].value;
+        key = "error=" + valueText(v);
+        if (const Expr *code = std::get_if<Expr>(&v))
+          if (std::optional<int64_t> c = code->constantValue())
+            if (std::optional<std::string> name = errorName(e.layer, *c))
+              key += " " + *name;
+      }
+      auto [it, fresh] = out.try_emplace(key, body[k].ranks);
+      if (!fresh)
+        it->second = it->second.unite(body[k].ranks);
+    }
+    return out;
+  }
+
+  /// "succeeded on ranks 0; error=2 ENOENT on ranks 1-3"
+  static std::string outcomeText(const std::map<std::string, RankList> &o) {
+    std::string s;
+    if (auto it = o.find("succeeded"); it != o.end())
+      s = "succeeded on ranks " + it->second.str();
+    for (const auto &[key, ranks] : o)
+      if (key != "succeeded")
+        s += (s.empty() ? "" : "; ") + key + " on ranks " + ranks.str();
+    return s;
+  }
+
+  void compareRace(const std::vector<Node> &ba, size_t i, size_t ie, const std::vector<Node> &bb, size_t j, size_t je,
+                   const std::string &path) {
+    const std::string where = path + " " + describe(ba[i]) + " (racing inner calls)";
+    Event ea = ba[i].event(), eb = bb[j].event();
+    std::erase_if(ea.params, [](const Param &p) { return p.name == "error"; });
+    std::erase_if(eb.params, [](const Param &p) { return p.name == "error"; });
+    compareEvent(ea, eb, where);
+    std::map<std::string, RankList> oa, ob;
+    try {
+      oa = outcomes(ba, i, ie);
+      ob = outcomes(bb, j, je);
+    } catch (const std::length_error &) {
+      add(where, "rank sets too large to compare");
+      return;
+    }
+    RankList ra, rb;
+    bool sameCounts = oa.size() == ob.size(), sameWinners = sameCounts;
+    for (const auto &[key, ranks] : oa) {
+      auto it = ob.find(key);
+      sameCounts = sameCounts && it != ob.end() && it->second.size() == ranks.size();
+      sameWinners = sameWinners && it != ob.end() && sameRanks(it->second, ranks);
+      ra = ra.unite(ranks);
+    }
+    for (const auto &[key, ranks] : ob)
+      rb = rb.unite(ranks);
+    if (!sameRanks(ra, rb))
+      add(where, "ranks " + ra.str() + " vs " + rb.str());
+    if (!sameCounts || (!sameWinners && opts_.exactRaceWinners))
+      add(where, outcomeText(oa) + " vs " + outcomeText(ob));
+    else if (!sameWinners && races_)
+      races_->push_back({where, outcomeText(oa) + " vs " + outcomeText(ob)});
   }
 
   void compareNode(const Node &na, const Node &nb, const std::string &path) {
@@ -370,13 +497,15 @@ private:
   const Trace &a_;
   const Trace &b_;
   const DiffOptions &opts_;
+  std::vector<Difference> *races_;
   std::vector<Difference> out_;
 };
 
 } // namespace
 
-std::vector<Difference> diffTraces(const Trace &a, const Trace &b, const DiffOptions &options) {
-  return Differ(a, b, options).run();
+std::vector<Difference> diffTraces(const Trace &a, const Trace &b, const DiffOptions &options,
+                                   std::vector<Difference> *races) {
+  return Differ(a, b, options, races).run();
 }
 
 } // namespace sio::trace

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
+
 using namespace sio::trace;
 using namespace sio::trace::testing;
 
@@ -164,4 +167,69 @@ TEST(Diff, ObjectFieldsAreComparedRankByRank) {
   auto d = diffTraces(a, b);
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].what, "field count differs");
+}
+
+namespace {
+
+/// strongTrace with, before its close, every rank unlinking one file as
+/// ROMIO does at MPI_File_close: the ranks in `winners` (a bit set) succeed,
+/// the others fail with `err`. The winners' node comes first when rank 0 won.
+Trace raceTrace(uint32_t winners, int64_t err = 2, bool inner = true) {
+  Trace t = strongTrace();
+  const int64_t n = t.header.nranks;
+  std::vector<int64_t> won, lost;
+  for (int64_t r = 0; r < n; ++r)
+    (winners >> r & 1 ? won : lost).push_back(r);
+  std::vector<Node> run;
+  if (!won.empty())
+    run.push_back(eventNode("unlink", Layer::POSIX, 0, RankList::fromRanks(won), {{"file", Expr(0)}}));
+  if (!lost.empty())
+    run.push_back(
+        eventNode("unlink", Layer::POSIX, 0, RankList::fromRanks(lost), {{"file", Expr(0)}, {"error", Expr(err)}}));
+  if (!(winners & 1))
+    std::reverse(run.begin(), run.end());
+  for (Node &node : run)
+    node.event().inner = inner;
+  t.body.insert(t.body.end() - 1, run.begin(), run.end());
+  return t;
+}
+
+} // namespace
+
+// Which rank wins a race among inner calls is timing, not the program: over
+// every pair of outcomes at 4 ranks, the traces are equal exactly when as
+// many ranks succeeded, and the winners then differ only in `races`, or in
+// the differences with exactRaceWinners.
+TEST(Diff, RacingInnerCallsCompareByOutcomeCounts) {
+  for (uint32_t x = 0; x < 16; ++x)
+    for (uint32_t y = 0; y < 16; ++y) {
+      SCOPED_TRACE("winners " + std::to_string(x) + " vs " + std::to_string(y));
+      std::vector<Difference> races;
+      auto d = diffTraces(raceTrace(x), raceTrace(y), {}, &races);
+      const bool sameCount = std::popcount(x) == std::popcount(y);
+      EXPECT_EQ(d.empty(), sameCount);
+      EXPECT_EQ(races.size(), sameCount && x != y ? 1u : 0u);
+      const auto split = [](uint32_t w) { return w != 0 && w != 15; }; // two nodes, one race
+      if (!d.empty() && (split(x) || split(y))) {
+        EXPECT_NE(d[0].what.find("succeeded on ranks"), std::string::npos) << d[0].what;
+      }
+      EXPECT_EQ(diffTraces(raceTrace(x), raceTrace(y), {.exactRaceWinners = true}).empty(), x == y);
+    }
+}
+
+TEST(Diff, OnlyInnerCallsThatDifferOnlyInErrorRace) {
+  std::vector<Difference> races;
+  // The same error elsewhere: the losers' outcome differs.
+  auto d = diffTraces(raceTrace(1), raceTrace(4, 13), {}, &races);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].where, "body[4-5] unlink (racing inner calls)");
+  EXPECT_EQ(d[0].what, "succeeded on ranks 0; error=2 ENOENT on ranks 1-3 vs "
+                       "succeeded on ranks 2; error=13 EACCES on ranks 0-1,3");
+  // The program's own calls are compared node by node.
+  EXPECT_FALSE(diffTraces(raceTrace(1, 2, false), raceTrace(4, 2, false), {}, &races).empty());
+  EXPECT_TRUE(races.empty());
+  // Calls on another file are not one race.
+  Trace other = raceTrace(4);
+  other.body[5].event().param("file")->value.entries()[0].value = Expr(1);
+  EXPECT_FALSE(diffTraces(raceTrace(1), other).empty());
 }
