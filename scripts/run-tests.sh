@@ -21,8 +21,9 @@ echo "== unit tests (ctest) =="
 set +e
 (cd "$build" && ctest --output-on-failure -j "$jobs") 2>&1 | tee "$log_dir/ctest.log"
 ctest_status=${PIPESTATUS[0]}
+# --time-tests: the slowest tests are listed at the end, where CI time goes.
 echo "== lit tests =="
-python3 "${SIO_LLVM_PREFIX:-/usr/lib/llvm-19}/build/utils/lit/lit.py" -sv -j "$jobs" \
+python3 "${SIO_LLVM_PREFIX:-/usr/lib/llvm-19}/build/utils/lit/lit.py" -sv --time-tests -j "$jobs" \
   "$build/lit-tests" 2>&1 | tee "$log_dir/lit.log"
 lit_status=${PIPESTATUS[0]}
 set -e
