@@ -7,7 +7,7 @@
 // lifetime (hint sio_part_probe_lifetime, default kDefaultProbeLifetime
 // seconds; 0 probes every file), and the selection is computed again from
 // them with the new file's threshold: reused only when that is confident
-// too. No MPI or I/O here: Interpose.cpp decides on rank 0 and broadcasts.
+// too. No MPI or I/O here: lib/ProbeTargets.cpp decides on rank 0 and broadcasts.
 #pragma once
 
 #include <optional>

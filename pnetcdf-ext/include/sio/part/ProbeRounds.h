@@ -12,7 +12,7 @@
 //    the last round did not change it and every slope is at least
 //    kConfidentMargin away from the threshold; otherwise another round is
 //    probed, up to kMaxProbeRounds.
-// No MPI or I/O here: the probe (Interpose.cpp) feeds the rounds in.
+// No MPI or I/O here: the probe (lib/ProbeTargets.cpp) feeds the rounds in.
 #pragma once
 
 #include "sio/part/Select.h"
