@@ -300,23 +300,35 @@ namespace {
 
 /// A nonblocking (or buffered) request: checked now, queued under one request
 /// id, transformed by ncmpi_wait_all. A buffered write keeps a copy of the
-/// data, so the buffer is free on return as with bput.
+/// data, so the buffer is free on return as with bput, and holds its share
+/// of the attached buffer as PnetCDF's bput does: NC_EINSUFFBUF when the
+/// attached buffer (with PnetCDF's and our pending bputs) has no room.
 int nonblocking(const char *fn, Master &m, const std::vector<Piece> &pieces, bool buffered, int *req) {
   if (req)
     *req = NC_REQ_NULL;
+  MPI_Offset capacity = 0, used = 0;
   if (buffered) {
-    MPI_Offset size = 0;
-    int e = REAL(ncmpi_inq_buffer_size)(m.ncid, &size); // NC_ENULLABUF without ncmpi_buffer_attach
+    int e = REAL(ncmpi_inq_buffer_size)(m.ncid, &capacity); // NC_ENULLABUF without ncmpi_buffer_attach
+    if (e == NC_NOERR)
+      e = REAL(ncmpi_inq_buffer_usage)(m.ncid, &used);
     if (e != NC_NOERR)
       return e;
+    used += bufferInUse(m);
   }
   std::vector<Op> ops(pieces.size());
+  int64_t share = 0;
   for (size_t i = 0; i < pieces.size(); ++i) {
     int e = prepare(fn, m, *pieces[i].var, pieces[i].access, buffered, ops[i]);
     if (e != NC_NOERR)
       return e;
+    if (buffered)
+      share += elements(ops[i].count) * externalSize(ops[i].var->xtype);
   }
+  if (buffered && used + share > capacity)
+    return NC_EINSUFFBUF;
   const int id = m.nextReq++;
+  if (buffered)
+    m.bputShares.push_back({id, share});
   for (auto &op : ops) {
     op.req = id;
     m.pending.push_back(std::move(op));

@@ -9,6 +9,23 @@
 
 using namespace sio::part::interpose;
 
+namespace {
+
+/// NC_REQ_NULL in a list of requests is skipped with status NC_NOERR, as
+/// PnetCDF does, and is never passed on: PnetCDF 1.12.3 takes a list as long
+/// as its pending puts (with no gets pending) for all of them, so a list of
+/// PnetCDF's requests that still held the NULL ids of the list would complete
+/// requests it does not name.
+bool skipNull(int id, int *statuses, int i) {
+  if (id != NC_REQ_NULL)
+    return false;
+  if (statuses)
+    statuses[i] = NC_NOERR;
+  return true;
+}
+
+} // namespace
+
 extern "C" {
 
 SIO_PNC_API int ncmpi_wait_all(int ncid, int num, int *reqs, int *statuses) {
@@ -24,6 +41,8 @@ SIO_PNC_API int ncmpi_wait_all(int ncid, int num, int *reqs, int *statuses) {
     m->pending.clear();
   } else {
     for (int i = 0; i < num; ++i) {
+      if (skipNull(reqs[i], statuses, i))
+        continue;
       if (reqs[i] < kReqBase) {
         realReqs.push_back(reqs[i]);
         realPos.push_back(i);
@@ -119,6 +138,8 @@ SIO_PNC_API int ncmpi_wait(int ncid, int num, int *reqs, int *statuses) {
   }
   std::vector<int> realReqs, realPos;
   for (int i = 0; i < num; ++i) {
+    if (skipNull(reqs[i], statuses, i))
+      continue;
     if (reqs[i] < kReqBase) {
       realReqs.push_back(reqs[i]);
       realPos.push_back(i);
@@ -145,6 +166,8 @@ SIO_PNC_API int ncmpi_cancel(int ncid, int num, int *reqs, int *statuses) {
     return REAL(ncmpi_cancel)(ncid, num, reqs, statuses);
   std::vector<int> realReqs, realPos;
   for (int i = 0; num != NC_REQ_ALL && i < num; ++i) {
+    if (skipNull(reqs[i], statuses, i))
+      continue;
     if (reqs[i] >= kReqBase) {
       std::erase_if(m->pending, [&](const Op &o) { return o.req == reqs[i]; });
       reqs[i] = NC_REQ_NULL;
@@ -167,6 +190,33 @@ SIO_PNC_API int ncmpi_cancel(int ncid, int num, int *reqs, int *statuses) {
       statuses[realPos[i]] = st[i];
   }
   return err;
+}
+
+/// PnetCDF's count and this rank's requests on partitioned variables.
+SIO_PNC_API int ncmpi_inq_nreqs(int ncid, int *nreqs) {
+  int e = REAL(ncmpi_inq_nreqs)(ncid, nreqs);
+  if (Master *m = masterOf(ncid); m && e == NC_NOERR && nreqs)
+    *nreqs += pendingRequests(*m);
+  return e;
+}
+
+/// PnetCDF's usage of the attached buffer and our bput requests' share.
+SIO_PNC_API int ncmpi_inq_buffer_usage(int ncid, MPI_Offset *usage) {
+  int e = REAL(ncmpi_inq_buffer_usage)(ncid, usage);
+  if (Master *m = masterOf(ncid); m && e == NC_NOERR && usage)
+    *usage += bufferInUse(*m);
+  return e;
+}
+
+/// Refused with NC_EPENDINGBPUT while a bput request is pending, as PnetCDF
+/// refuses for its own: the request holds part of the buffer.
+SIO_PNC_API int ncmpi_buffer_detach(int ncid) {
+  if (Master *m = masterOf(ncid)) {
+    bufferInUse(*m); // gives back the done shares: what is left has a pending request on top
+    if (!m->bputShares.empty())
+      return NC_EPENDINGBPUT;
+  }
+  return REAL(ncmpi_buffer_detach)(ncid);
 }
 
 } // extern "C"

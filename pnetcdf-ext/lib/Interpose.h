@@ -182,6 +182,13 @@ struct Op {
   std::shared_ptr<Staging> staging; ///< a derived buffer type's data (buf points into it)
 };
 
+/// A bput request's share of the attached buffer, in external bytes as
+/// PnetCDF counts it.
+struct BufferShare {
+  int req = -1;
+  int64_t bytes = 0;
+};
+
 struct Master {
   int ncid = -1;
   MPI_Comm comm = MPI_COMM_NULL; ///< privateComm(the application's): shared with other files, not freed
@@ -196,6 +203,10 @@ struct Master {
   int unlimdim = -1;
   int64_t numrecs = 0; ///< largest record count over the partitions (as far as known)
   std::vector<Op> pending;
+  /// This rank's bput requests on partitioned variables in posting order:
+  /// PnetCDF's attached buffer is a stack, a share is given back when it and
+  /// every share above it are done (bufferInUse).
+  std::vector<BufferShare> bputShares;
   int nextReq = kReqBase;
   bool writable = true;
   bool indep = false;                      ///< in independent data mode
@@ -207,6 +218,17 @@ struct Master {
   /// unpartitioned header's size minus the master's (headerBytes).
   int64_t putBytes = 0, getBytes = 0, headerDelta = 0;
 };
+
+/// The attached buffer's bytes held by this rank's bput requests on
+/// partitioned variables, counted as PnetCDF counts its own: the shares up
+/// to the last one still pending, the done ones above it given back first.
+/// (PnetCDF's own bputs, on variables kept whole, are a stack of their own
+/// here: with both kinds pending the usage is the sum of the two.)
+int64_t bufferInUse(Master &m);
+
+/// The number of pending nonblocking requests on partitioned variables (one
+/// per request id, as PnetCDF counts a list request once).
+int pendingRequests(const Master &m);
 
 /// The files created or opened with partitioning, by ncid.
 std::map<int, std::unique_ptr<Master>> &masters();

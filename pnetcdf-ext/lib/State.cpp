@@ -2,9 +2,11 @@
 // the SIO_PART_REPORT report.
 #include "Interpose.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 namespace sio::part::interpose {
 
@@ -28,6 +30,25 @@ const PVar *partitionedVar(int ncid, int varid, Master **mp) {
   if (mp)
     *mp = m;
   return &it->second;
+}
+
+int64_t bufferInUse(Master &m) {
+  auto pending = [&m](int req) {
+    return std::any_of(m.pending.begin(), m.pending.end(), [req](const Op &op) { return op.req == req; });
+  };
+  while (!m.bputShares.empty() && !pending(m.bputShares.back().req))
+    m.bputShares.pop_back();
+  int64_t bytes = 0;
+  for (const BufferShare &share : m.bputShares)
+    bytes += share.bytes;
+  return bytes;
+}
+
+int pendingRequests(const Master &m) {
+  std::set<int> ids;
+  for (const Op &op : m.pending)
+    ids.insert(op.req);
+  return int(ids.size());
 }
 
 MPI_Comm privateComm(MPI_Comm comm) {
