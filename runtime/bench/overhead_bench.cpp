@@ -246,6 +246,44 @@ void BM_PairedFputc(benchmark::State &state) {
 }
 BENCHMARK(BM_PairedFputc)->Iterations(4000);
 
+// fgets of one short line, the other stdio input wrapper that calls into
+// glibc twice more: it records the bytes read as the change of the stream
+// position (ftello before and after, so a line with a NUL inside is counted
+// right). Against glibc's own fgets (looked up in libc) on the same stream,
+// reading consecutive 8-byte lines of one file, so both do the same buffer
+// work and refills; the file holds a line for every call of the run.
+void BM_PairedFgets(benchmark::State &state) {
+  using FgetsFn = char *(*)(char *, int, FILE *);
+  static auto libcFgets = reinterpret_cast<FgetsFn>(dlsym(dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD), "fgets"));
+  static FILE *stream;
+  static char line[64];
+  constexpr int64_t kLines = 2 * 512 * 400 + 1024; // Iterations(400), blocks of 512 each side
+  std::string path = benchPath() + ".fgets";
+  {
+    std::string lines;
+    lines.reserve(size_t(kLines) * 8);
+    for (int64_t i = 0; i < kLines; ++i)
+      lines += "abcdefg\n";
+    FILE *out = std::fopen(path.c_str(), "w");
+    bool ok = out && std::fwrite(lines.data(), 1, lines.size(), out) == lines.size();
+    if (out)
+      ok = std::fclose(out) == 0 && ok;
+    stream = ok ? fopen(path.c_str(), "r") : nullptr;
+  }
+  if (libcFgets == nullptr || stream == nullptr) {
+    state.SkipWithError("no input file or glibc's fgets not found");
+    unlink(path.c_str());
+    return;
+  }
+  pairedCalls(
+      state, false, [](int) { return fgets(line, sizeof line, stream); },
+      [](int) { return libcFgets(line, sizeof line, stream); });
+  fclose(stream);
+  stream = nullptr;
+  unlink(path.c_str());
+}
+BENCHMARK(BM_PairedFgets)->Iterations(400);
+
 // An MPI-IO call: blocks of MPI_File_write_at (the wrapper, with ROMIO's
 // inner pwrite recorded as an inner event) alternate with blocks of
 // PMPI_File_write_at (no MPI-level record; ROMIO's pwrite still passes the

@@ -125,6 +125,44 @@ int main(int argc, char **argv) {
       ++lines;
     fclose(f);
     return lines == 2 ? 0 : 4;
+  } else if (strcmp(mode, "lines") == 0) {
+    /* fgets over lines of 0 to 299 bytes, some holding NUL bytes, and a few
+       of 5000 (longer than the stream's buffer), with n from 1 to 600 and an
+       ungetc now and then: the line is in the buffer (the read pointer's
+       advance), crosses its end (the stream position), or starts in the
+       pushback area. Prints the fgets calls and the bytes they consumed,
+       which the trace must count the same. */
+    unsigned x = 12345;
+#define NEXT() (x = x * 1103515245u + 12345u, (x >> 8) & 0xffff)
+    FILE *f = fopen("lines.txt", "w");
+    for (int i = 0; i < 3000; ++i) {
+      int len = i % 700 == 350 ? 5000 : (int)(NEXT() % 300);
+      for (int j = 0; j < len; ++j)
+        fputc(NEXT() % 50 == 0 ? 0 : 'a' + j % 26, f);
+      fputc('\n', f);
+    }
+    fclose(f);
+    f = fopen("lines.txt", "r");
+    char buf[600];
+    long calls = 0, bytes = 0;
+    for (;;) {
+      if (NEXT() % 40 == 0) {
+        int c = fgetc(f);
+        if (c == EOF)
+          break;
+        ungetc(c, f);
+      }
+      int n = 1 + (int)(NEXT() % 600);
+      long before = ftell(f);
+      char *r = fgets(buf, n, f);
+      ++calls;
+      bytes += ftell(f) - before;
+      if (!r && feof(f))
+        break;
+    }
+    fclose(f);
+    printf("expect: fgets %ld %ld\n", calls, bytes);
+#undef NEXT
   } else if (strcmp(mode, "read") == 0) {
     /* 5 lines of 10 bytes, then 7 bytes without a line end: 57 bytes. */
     FILE *f = fopen("input.txt", "w");
