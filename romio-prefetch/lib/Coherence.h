@@ -1,9 +1,14 @@
 // What the generated interposers (GeneratedInterposers.cpp) and the write
-// completions (WriteCompletions.cpp) need from the prefetch library's state,
-// and what the interposers (Interpose.cpp) need from the write completions.
+// completions (WriteCompletions.cpp) need from the prefetch library's state
+// (State.cpp), and what MPI_File_close (ApiFile.cpp) needs from the write
+// completions.
 #pragma once
 
 #include <mpi.h>
+
+/// The interposed MPI functions: exported, the library's other symbols are
+/// hidden (CXX_VISIBILITY_PRESET).
+#define SIO_PREFETCH_API __attribute__((visibility("default")))
 
 namespace sio::prefetch {
 

@@ -3,13 +3,14 @@
 // the call (no load in flight is kept) and after it (no load that raced with
 // the write is kept) — coherence with the rank's own writes, Byna et al. SC08
 // §V-F; a nonblocking write's request is remembered, and its completion
-// (MPI_Wait/MPI_Test family, Interpose.cpp) drops the cache again, since
-// the bytes may reach the file only then. Every other function passes
+// (MPI_Wait/MPI_Test family, WriteCompletions.cpp) drops the cache again,
+// since the bytes may reach the file only then. Every other function passes
 // straight through to PMPI.
 //
-// They are weak definitions: the hand-written interposers of Interpose.cpp
-// (reads served from the cache, blocking writes that invalidate exactly the
-// bytes they overlap, open/close/sync/set_view) replace them at link time.
+// They are weak definitions: the hand-written interposers (ApiRead.cpp:
+// reads served from the cache; ApiWrite.cpp: blocking writes that invalidate
+// exactly the bytes they overlap; ApiFile.cpp: open/close/sync/set_view)
+// replace them at link time.
 // A write form added to IoCalls.def is therefore kept coherent without a
 // line here.
 #include "Coherence.h"

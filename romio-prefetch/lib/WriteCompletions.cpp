@@ -110,7 +110,7 @@ extern "C" {
 // GeneratedInterposers.cpp: the file's cache is dropped before and after,
 // and for the nonblocking ones again when the request completes:
 
-int MPI_Wait(MPI_Request *request, MPI_Status *status) {
+SIO_PREFETCH_API int MPI_Wait(MPI_Request *request, MPI_Status *status) {
   if (!writesPending())
     return PMPI_Wait(request, status);
   const MPI_Request before = *request;
@@ -118,7 +118,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status) {
   completed(&before, request, 1);
   return rc;
 }
-int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+SIO_PREFETCH_API int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   if (!writesPending())
     return PMPI_Test(request, flag, status);
   const MPI_Request before = *request;
@@ -126,37 +126,39 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   completed(&before, request, 1);
   return rc;
 }
-int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+SIO_PREFETCH_API int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   RequestsBefore before(count, requests);
   int rc = PMPI_Waitall(count, requests, statuses);
   before.done(requests);
   return rc;
 }
-int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
+SIO_PREFETCH_API int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
   RequestsBefore before(count, requests);
   int rc = PMPI_Testall(count, requests, flag, statuses);
   before.done(requests);
   return rc;
 }
-int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
+SIO_PREFETCH_API int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
   RequestsBefore before(count, requests);
   int rc = PMPI_Waitany(count, requests, index, status);
   before.done(requests);
   return rc;
 }
-int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
+SIO_PREFETCH_API int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
   RequestsBefore before(count, requests);
   int rc = PMPI_Testany(count, requests, index, flag, status);
   before.done(requests);
   return rc;
 }
-int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]) {
+SIO_PREFETCH_API int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                                  MPI_Status statuses[]) {
   RequestsBefore before(incount, requests);
   int rc = PMPI_Waitsome(incount, requests, outcount, indices, statuses);
   before.done(requests);
   return rc;
 }
-int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]) {
+SIO_PREFETCH_API int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                                  MPI_Status statuses[]) {
   RequestsBefore before(incount, requests);
   int rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
   before.done(requests);
@@ -164,7 +166,7 @@ int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices
 }
 // A write request freed before it completes: its bytes land at a time the
 // application cannot know; drop now, the best that can be done.
-int MPI_Request_free(MPI_Request *request) {
+SIO_PREFETCH_API int MPI_Request_free(MPI_Request *request) {
   if (!writesPending())
     return PMPI_Request_free(request);
   const MPI_Request before = *request;
@@ -173,7 +175,7 @@ int MPI_Request_free(MPI_Request *request) {
   return rc;
 }
 // Completed but not yet freed: the bytes are in the file.
-int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
+SIO_PREFETCH_API int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
   int rc = PMPI_Request_get_status(request, flag, status);
   if (rc == MPI_SUCCESS && *flag && writesPending()) {
     std::optional<MPI_File> fh;
