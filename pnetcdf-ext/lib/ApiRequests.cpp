@@ -24,6 +24,13 @@ bool skipNull(int id, int *statuses, int i) {
   return true;
 }
 
+/// NC_REQ_ALL, NC_PUT_REQ_ALL, NC_GET_REQ_ALL: every pending request, or
+/// every put, or every get, in place of a list.
+bool selectsAll(int num) { return num == NC_REQ_ALL || num == NC_PUT_REQ_ALL || num == NC_GET_REQ_ALL; }
+bool takes(const Op &op, int num) {
+  return num == NC_REQ_ALL || (num == NC_PUT_REQ_ALL && op.write) || (num == NC_GET_REQ_ALL && !op.write);
+}
+
 } // namespace
 
 extern "C" {
@@ -36,9 +43,15 @@ SIO_PNC_API int ncmpi_wait_all(int ncid, int num, int *reqs, int *statuses) {
   // operations); PnetCDF's own (on master variables) go to PnetCDF.
   std::vector<Op> ops;
   std::vector<int> realReqs, realPos, opPos; // opPos: the reqs[] index of each operation
-  if (num == NC_REQ_ALL) {
-    ops = std::move(m->pending);
-    m->pending.clear();
+  if (selectsAll(num)) {
+    for (auto it = m->pending.begin(); it != m->pending.end();) {
+      if (!takes(*it, num)) {
+        ++it;
+        continue;
+      }
+      ops.push_back(std::move(*it));
+      it = m->pending.erase(it);
+    }
   } else {
     for (int i = 0; i < num; ++i) {
       if (skipNull(reqs[i], statuses, i))
@@ -65,18 +78,18 @@ SIO_PNC_API int ncmpi_wait_all(int ncid, int num, int *reqs, int *statuses) {
   std::vector<int> realSt(realReqs.size());
   MasterWait master;
   master.wait = [&] {
-    return num == NC_REQ_ALL ? REAL(ncmpi_wait_all)(ncid, NC_REQ_ALL, nullptr, nullptr)
-                             : REAL(ncmpi_wait_all)(ncid, int(realReqs.size()), realReqs.data(), realSt.data());
+    return selectsAll(num) ? REAL(ncmpi_wait_all)(ncid, num, nullptr, nullptr)
+                           : REAL(ncmpi_wait_all)(ncid, int(realReqs.size()), realReqs.data(), realSt.data());
   };
   int nreqs = 0;
-  master.pending = num == NC_REQ_ALL ? ncmpi_inq_nreqs(ncid, &nreqs) != NC_NOERR || nreqs > 0 : !realReqs.empty();
+  master.pending = selectsAll(num) ? REAL(ncmpi_inq_nreqs)(ncid, &nreqs) != NC_NOERR || nreqs > 0 : !realReqs.empty();
   // In independent data mode PnetCDF's wait_all returns NC_EINDEP: called as before.
   if (m->indep)
     master.err = master.wait();
   std::vector<int> st;
   int e = runOps(*m, ops, &st, NC_NOERR, m->indep ? nullptr : &master);
   int err = master.err;
-  if (num != NC_REQ_ALL) {
+  if (!selectsAll(num)) {
     for (size_t i = 0; i < realPos.size(); ++i) {
       reqs[realPos[i]] = NC_REQ_NULL;
       if (statuses)
@@ -96,10 +109,10 @@ SIO_PNC_API int ncmpi_wait_all(int ncid, int num, int *reqs, int *statuses) {
 SIO_PNC_API int ncmpi_wait(int ncid, int num, int *reqs, int *statuses) {
   Master *m = masterOf(ncid);
   bool ours = false;
-  for (int i = 0; m && m->partitioned && num != NC_REQ_ALL && i < num; ++i)
+  for (int i = 0; m && m->partitioned && !selectsAll(num) && i < num; ++i)
     ours |= reqs[i] >= kReqBase;
-  if (m && m->partitioned && num == NC_REQ_ALL)
-    ours = !m->pending.empty();
+  if (m && m->partitioned && selectsAll(num))
+    ours = std::any_of(m->pending.begin(), m->pending.end(), [num](const Op &op) { return takes(op, num); });
   if (!ours)
     return REAL(ncmpi_wait)(ncid, num, reqs, statuses);
   if (!m->indep) {
@@ -125,15 +138,15 @@ SIO_PNC_API int ncmpi_wait(int ncid, int num, int *reqs, int *statuses) {
     }
     return status;
   };
-  if (num == NC_REQ_ALL) {
+  if (selectsAll(num)) {
     std::vector<int> ids;
     for (auto &op : m->pending)
-      if (ids.empty() || ids.back() != op.req)
+      if (takes(op, num) && (ids.empty() || ids.back() != op.req))
         ids.push_back(op.req);
     for (int id : ids)
       if (int e = complete(id); e != NC_NOERR && err == NC_NOERR)
         err = e;
-    int e = REAL(ncmpi_wait)(ncid, NC_REQ_ALL, nullptr, nullptr);
+    int e = REAL(ncmpi_wait)(ncid, num, nullptr, nullptr);
     return err != NC_NOERR ? err : e;
   }
   std::vector<int> realReqs, realPos;
@@ -165,7 +178,7 @@ SIO_PNC_API int ncmpi_cancel(int ncid, int num, int *reqs, int *statuses) {
   if (!m || !m->partitioned)
     return REAL(ncmpi_cancel)(ncid, num, reqs, statuses);
   std::vector<int> realReqs, realPos;
-  for (int i = 0; num != NC_REQ_ALL && i < num; ++i) {
+  for (int i = 0; !selectsAll(num) && i < num; ++i) {
     if (skipNull(reqs[i], statuses, i))
       continue;
     if (reqs[i] >= kReqBase) {
@@ -178,8 +191,8 @@ SIO_PNC_API int ncmpi_cancel(int ncid, int num, int *reqs, int *statuses) {
       realPos.push_back(i);
     }
   }
-  if (num == NC_REQ_ALL) {
-    m->pending.clear();
+  if (selectsAll(num)) {
+    std::erase_if(m->pending, [num](const Op &op) { return takes(op, num); });
     return REAL(ncmpi_cancel)(ncid, num, reqs, statuses);
   }
   std::vector<int> st(realReqs.size());

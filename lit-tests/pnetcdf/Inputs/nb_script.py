@@ -10,10 +10,11 @@ record variable T (both kept whole in the master), after a first
 collective write of A, B and S; buffer attach and
 detach (with bputs pending, and buffers too small for them);
 ncmpi_inq_nreqs and ncmpi_inq_buffer_usage; ncmpi_wait_all of some
-requests, of all (NC_REQ_ALL) and of requests already completed
+requests, of all (NC_REQ_ALL, NC_PUT_REQ_ALL, NC_GET_REQ_ALL) and of
+requests already completed
 (NC_REQ_NULL, in lists longer than the pending requests: PnetCDF 1.12.3
 takes a list as long as its pending puts for all of them); ncmpi_wait in
-independent data mode; ncmpi_cancel. Every
+independent data mode; ncmpi_cancel of some, and of every get. Every
 call's result, every request status, whether a completed request's id became
 NC_REQ_NULL, and a checksum of each completed get go to DIR/log<K>.<rank>;
 at the end the file is read back whole. The test compares the logs of K = 0
@@ -164,6 +165,12 @@ class Script:
             fn = "sum_double" if var == "B" else "sum_int"
             self.emit(f'if (st[{slot}] == NC_NOERR) say_sum("{self.step} {how} got {var}", {fn}({buf}, {n}));')
 
+    def selected(self, slot, which):
+        """Whether NC_REQ_ALL, NC_PUT_REQ_ALL or NC_GET_REQ_ALL takes the
+        request of `slot`."""
+        kind = self.pending[slot][0]
+        return which == "NC_REQ_ALL" or (kind == "get") == (which == "NC_GET_REQ_ALL")
+
     def wait_all(self, everything=False):
         if self.indep:
             return
@@ -174,16 +181,18 @@ class Script:
         # counting it (the file keeps the old number of records).
         listed = [slot for slot in slots if self.pending[slot][1] != "T"]
         if everything or not listed or self.rng.random() < 0.3:
-            self.emit("/* wait for every pending request */")
-            self.emit("rc = ncmpi_wait_all(ncid, NC_REQ_ALL, NULL, NULL);")
-            self.emit(f'say("{self.step} wait_all(NC_REQ_ALL)", rc);')
+            which = "NC_REQ_ALL" if everything else self.rng.choice(["NC_REQ_ALL", "NC_PUT_REQ_ALL", "NC_GET_REQ_ALL"])
+            slots = [slot for slot in slots if self.selected(slot, which)]
+            self.emit(f"/* wait for every pending request ({which}) */")
+            self.emit(f"rc = ncmpi_wait_all(ncid, {which}, NULL, NULL);")
+            self.emit(f'say("{self.step} wait_all({which})", rc);')
             for slot in slots:
                 self.emit(f"st[{slot}] = rc;")
             self.report_gets(slots, "wait_all")
             for slot in slots:
                 self.emit(f"req[{slot}] = NC_REQ_NULL;")
+                del self.pending[slot]
             self.completed.update(slots)
-            self.pending.clear()
             return
         chosen = sorted(self.rng.sample(listed, self.rng.randint(1, len(listed))))
         # NC_REQ_NULL ids only in a list longer than the pending requests:
@@ -241,6 +250,18 @@ class Script:
         # Not T's records: a cancelled one would leave a hole in T, read at the end.
         slots = sorted(s for s, (_, var, _) in self.pending.items() if var != "T")
         if not slots:
+            return
+        if self.rng.random() < 0.25:
+            # Every pending get (T's records are puts).
+            self.step += 1
+            gets = [slot for slot in slots if self.pending[slot][0] == "get"]
+            self.emit("/* cancel every pending get */")
+            self.emit("rc = ncmpi_cancel(ncid, NC_GET_REQ_ALL, NULL, NULL);")
+            self.emit(f'say("{self.step} cancel(NC_GET_REQ_ALL)", rc);')
+            for slot in gets:
+                self.emit(f"req[{slot}] = NC_REQ_NULL;")
+                del self.pending[slot]
+                self.completed.add(slot)
             return
         chosen = sorted(self.rng.sample(slots, self.rng.randint(1, len(slots))))
         self.step += 1
