@@ -145,7 +145,7 @@ int64_t intern(State &s, std::unordered_map<std::string, int64_t> &ids, std::vec
 
 int64_t fileId(const char *path) {
   State &s = S();
-  Blocked blk; // a signal handler must not find the lock held mid-update
+  HoldSignals blk; // a signal handler must not find the lock held mid-update
   std::lock_guard lk(s.mu);
   if (!s.marked)
     markTracingProcess(s);
@@ -154,7 +154,7 @@ int64_t fileId(const char *path) {
 
 int64_t stringId(const char *text) {
   State &s = S();
-  Blocked blk; // a signal handler must not find the lock held mid-update
+  HoldSignals blk; // a signal handler must not find the lock held mid-update
   std::lock_guard lk(s.mu);
   return intern(s, s.stringIds, s.strings, s.stringBytes, text);
 }

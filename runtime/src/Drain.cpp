@@ -366,12 +366,10 @@ void nextBlock(ThreadBuffer *b) {
   ++tls.converting;
   linkNextBlock(b);
   --tls.converting;
-  if (int sig = tls.deferredSignal) {
-    // A signal that landed during the batch (onSignal): handled now, outside
-    // the runtime's lock, as if it had arrived here.
-    tls.deferredSignal = 0;
-    handleDeferredSignal(sig);
-  }
+  // A signal that landed during the batch (onSignal): handled now, outside
+  // the runtime's lock, as if it had arrived here.
+  if (tls.deferredSignal)
+    handleHeldSignal();
 }
 
 void drainPublished() {

@@ -425,7 +425,7 @@ int64_t fhCode(const void *fh) {
     return ts.lastFhCode;
   int64_t code;
   {
-    Blocked blk; // a signal handler must not find this lock held
+    HoldSignals blk; // a signal handler must not find this lock held
     MpiTables &t = T();
     std::lock_guard lk(t.mu);
     auto it = t.fh.find(fh);
@@ -438,7 +438,7 @@ int64_t fhCode(const void *fh) {
 }
 
 int64_t fhOpen(const void *fh) {
-  Blocked blk; // a signal handler must not find this lock held
+  HoldSignals blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   // The lowest free code, as for descriptors (see newFdCode).
@@ -452,7 +452,7 @@ int64_t fhOpen(const void *fh) {
 }
 
 void fhClose(const void *fh) {
-  Blocked blk; // a signal handler must not find this lock held
+  HoldSignals blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   auto it = t.fh.find(fh);
@@ -470,7 +470,7 @@ static std::atomic<int64_t> g_ioRequests{0};
 int64_t requestCode(int64_t req) {
   if (req == int64_t(MPI_REQUEST_NULL) || g_ioRequests.load(std::memory_order_acquire) == 0)
     return -1;
-  Blocked blk; // a signal handler must not find this lock held
+  HoldSignals blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   auto it = t.req.find(req);
@@ -478,7 +478,7 @@ int64_t requestCode(int64_t req) {
 }
 
 int64_t requestNew(int64_t req) {
-  Blocked blk; // a signal handler must not find this lock held
+  HoldSignals blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   auto [it, inserted] = t.req.try_emplace(req, 0);
@@ -488,7 +488,7 @@ int64_t requestNew(int64_t req) {
 }
 
 void requestRelease(int64_t req) {
-  Blocked blk; // a signal handler must not find this lock held
+  HoldSignals blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   if (t.req.erase(req))
@@ -496,7 +496,7 @@ void requestRelease(int64_t req) {
 }
 
 int64_t commCode(int64_t comm) {
-  Blocked blk; // a signal handler must not find this lock held
+  HoldSignals blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   seedComms(t);
@@ -504,7 +504,7 @@ int64_t commCode(int64_t comm) {
 }
 
 int64_t commSplit(int64_t parent, int64_t color, int64_t key, int64_t newcomm, uint64_t site) {
-  Blocked blk; // a signal handler must not find this lock held
+  HoldSignals blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   seedComms(t);
@@ -517,7 +517,7 @@ int64_t commSplit(int64_t parent, int64_t color, int64_t key, int64_t newcomm, u
 
 int64_t commMade(const char *kind, int64_t parent, int64_t newcomm, uint64_t site,
                  std::initializer_list<std::pair<const char *, std::vector<int64_t>>> fields, bool members) {
-  Blocked blk; // a signal handler must not find this lock held
+  HoldSignals blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   seedComms(t);
@@ -531,7 +531,7 @@ int64_t commMade(const char *kind, int64_t parent, int64_t newcomm, uint64_t sit
 }
 
 int64_t commDup(int64_t parent, int64_t newcomm, uint64_t site) {
-  Blocked blk; // a signal handler must not find this lock held
+  HoldSignals blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   seedComms(t);
@@ -541,7 +541,7 @@ int64_t commDup(int64_t parent, int64_t newcomm, uint64_t site) {
 }
 
 void commFree(int64_t comm) {
-  Blocked blk; // a signal handler must not find this lock held
+  HoldSignals blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   t.comm.erase(comm);
@@ -551,7 +551,7 @@ int64_t datatypeCode(int64_t datatype) {
   ThreadState &ts = tls;
   if (ts.lastNamedTypeCode != 0 && ts.lastNamedType == datatype)
     return ts.lastNamedTypeCode - 1;
-  Blocked blk; // a signal handler must not find this lock held
+  HoldSignals blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   auto it = t.dtype.find(datatype);
@@ -568,7 +568,7 @@ int64_t datatypeCode(int64_t datatype) {
 }
 
 int64_t datatypeMade(int64_t newtype, uint64_t site, const char *op) {
-  Blocked blk; // a signal handler must not find this lock held
+  HoldSignals blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   MPI_Datatype type = MPI_Datatype(newtype);
@@ -603,14 +603,14 @@ int64_t datatypeMade(int64_t newtype, uint64_t site, const char *op) {
 }
 
 void datatypeFreed(int64_t datatype) {
-  Blocked blk; // a signal handler must not find this lock held
+  HoldSignals blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   t.dtype.erase(datatype);
 }
 
 int64_t infoCode(int64_t info) {
-  Blocked blk; // a signal handler must not find this lock held
+  HoldSignals blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   // Described at every use, never cached by handle: an application may set
@@ -643,7 +643,7 @@ int64_t infoCode(int64_t info) {
 }
 
 void fillObjectTables(sio::trace::Trace &tr, int rank) {
-  Blocked blk; // a signal handler must not find this lock held
+  HoldSignals blk; // a signal handler must not find this lock held
   MpiTables &t = T();
   std::lock_guard lk(t.mu);
   tr.datatypes = t.datatypes;

@@ -223,11 +223,12 @@ void handle(int sig, siginfo_t *info, void *uc) {
 }
 
 void onSignal(int sig, siginfo_t *info, void *uc) {
-  // Interrupting nextBlock on this thread (a batch conversion, or a wait for
-  // the lock while the drain thread converts): the runtime's state is
-  // mid-update, so the partial trace could not be written now. The signal
-  // is handled when nextBlock is done, milliseconds later. Faults cannot
-  // wait (the instruction would fault again).
+  // Interrupting nextBlock or a HoldSignals section on this thread (a batch
+  // conversion, an update of a table, or a wait for the lock while the
+  // drain thread converts): the runtime's state is mid-update, so the
+  // partial trace could not be written now. The signal is handled when the
+  // section is done, milliseconds later. Faults cannot wait (the
+  // instruction would fault again).
   if ((sig == SIGTERM || sig == SIGABRT) && tls.converting) {
     tls.deferredSignal = sig;
     return;
@@ -319,7 +320,15 @@ void installSignalHandlers() {
   installAltStack();
 }
 
-void handleDeferredSignal(int sig) { handle(sig, nullptr, nullptr); }
+/// A SIGTERM or SIGABRT that landed while this thread converted records or
+/// was in a HoldSignals section (tls.converting): handled now, as if it had
+/// arrived here.
+void handleHeldSignal() {
+  const int sig = tls.deferredSignal;
+  tls.deferredSignal = 0;
+  if (sig)
+    handle(sig, nullptr, nullptr);
+}
 
 HeldTermination::HeldTermination() { g_holdTerm.store(true); }
 

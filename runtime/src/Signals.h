@@ -11,10 +11,6 @@ namespace sio::rt {
 /// inherited as ignored (`trap '' TERM; exec app`), which stays ignored.
 void installSignalHandlers();
 
-/// A SIGTERM or SIGABRT that landed while this thread converted records
-/// (tls.converting): handled now, as if it had arrived here.
-void handleDeferredSignal(int sig);
-
 /// Brackets the writing of a trace file outside a signal handler (the final
 /// trace, a partial one at exit or MPI_Abort): a SIGTERM landing meanwhile,
 /// on any thread, is held and acted on once the file is in place, so a
